@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "macro.h"
+#include "parse-util.h"
+
+static int reason(char **ret_reason, int r, const char *fmt, ...) _printf_(3, 4);
+static int reason(char **ret_reason, int r, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        if (vasprintf(ret_reason, fmt, ap) < 0)
+                *ret_reason = NULL;
+        va_end(ap);
+        return r;
+}
+
+static int parse_bool(const char *v, bool *ret) {
+        static const char *const yes[] = { "yes", "true", "on", "1" }, *const no[] = { "no", "false", "off", "0" };
+
+        for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
+                if (strcmp(v, yes[i]) == 0)
+                        return *ret = true, 0;
+                if (strcmp(v, no[i]) == 0)
+                        return *ret = false, 0;
+        }
+        return -EINVAL;
+}
+
+static int parse_assignment(Rule *rule, char *tok, char **ret_reason) {
+        char *eq = strchr(tok, '=');
+        const char *val;
+        int s, r;
+
+        if (!eq || eq == tok)
+                return reason(ret_reason, -EINVAL, "expected SETTING=VALUE, got '%s' (settings: %s)", tok,
+                              settings_allowed());
+        *eq = '\0';
+        val = eq + 1;
+        s = setting_from_string(tok);
+        if (s < 0)
+                return reason(ret_reason, -EINVAL, "unknown setting '%s=' (allowed: %s)", tok, settings_allowed());
+        if (rule->mask & (1u << s))
+                return reason(ret_reason, -EINVAL, "%s= given twice on one line", tok);
+        switch (s) {
+        case SETTING_SLICE:
+                r = parse_bool(val, &rule->slice);
+                if (r < 0)
+                        return reason(ret_reason, r, "bad CPUSlice= value '%s' (allowed: yes, no)", val);
+                break;
+        case SETTING_WEIGHT:
+                r = cpu_weight_parse(val, &rule->weight);
+                if (r < 0)
+                        return reason(ret_reason, r, "bad CPUWeight= value '%s' (allowed: 1..10000 or idle)", val);
+                break;
+        case SETTING_QUOTA:
+                r = cpu_quota_parse(val, &rule->quota_per_sec);
+                if (r < 0)
+                        return reason(ret_reason, r,
+                                      "bad CPUQuota= value '%s' (allowed: N%% of one CPU with up to two "
+                                      "decimals, above 0%% and up to 1000000%%, or infinity)",
+                                      val);
+                break;
+        case SETTING_PERIOD:
+                r = cpu_period_parse(val, &rule->period_usec);
+                if (r < 0)
+                        return reason(ret_reason, r,
+                                      "bad CPUQuotaPeriodSec= value '%s' (allowed: 1ms..1s, a number with "
+                                      "unit us, ms or s)",
+                                      val);
+                break;
+        }
+        rule->mask |= 1u << s;
+        return 0;
+}
+
+static int parse_tokens(char *line, Rule *rule, char **ret_reason) {
+        const char *why = NULL;
+        char *save = NULL, *tok;
+        int r;
+
+        tok = strtok_r(line, " \t", &save);
+        r = domain_parse(tok, &rule->domain, &why);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return reason(ret_reason, r, "%s: '%s'", why, tok);
+        while ((tok = strtok_r(NULL, " \t", &save))) {
+                r = parse_assignment(rule, tok, ret_reason);
+                if (r < 0)
+                        return r;
+        }
+        if (rule->mask == 0)
+                return reason(ret_reason, -EINVAL, "no settings after the domain (allowed: %s)", settings_allowed());
+        return 0;
+}
+
+int conf_parse_line(const char *line, Rule *ret, char **ret_reason) {
+        _cleanup_free_ char *copy = NULL;
+        Rule rule = {};
+        char *hash, *s;
+        int r;
+
+        *ret_reason = NULL;
+        if (strlen(line) > CONF_LINE_MAX)
+                return reason(ret_reason, -E2BIG, "line longer than %u bytes", CONF_LINE_MAX);
+        copy = strdup(line);
+        if (!copy)
+                return -ENOMEM;
+        hash = strchr(copy, '#');
+        if (hash)
+                *hash = '\0';
+        s = strstrip(copy);
+        if (!*s)
+                return 1;
+        rule.text = strdup(s);
+        if (!rule.text)
+                return -ENOMEM;
+        r = parse_tokens(s, &rule, ret_reason);
+        if (r < 0) {
+                rule_done(&rule);
+                return r;
+        }
+        *ret = rule;
+        return 0;
+}
+
+static int parse_one(RuleSet *rs, size_t file, const char *name, unsigned lineno, const char *line, size_t len,
+                     DiagList *diags) {
+        _cleanup_free_ char *why = NULL, *copy = NULL;
+        Rule rule;
+        int r;
+
+        if (memchr(line, '\0', len))
+                return diag_add(diags, DIAG_ERROR, name, lineno, "NUL byte in line; line skipped");
+        if (len > CONF_LINE_MAX)
+                return diag_add(diags, DIAG_ERROR, name, lineno, "line longer than %u bytes; line skipped",
+                                CONF_LINE_MAX);
+        copy = strndup(line, len);
+        if (!copy)
+                return -ENOMEM;
+        r = conf_parse_line(copy, &rule, &why);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return diag_add(diags, DIAG_ERROR, name, lineno, "%s; line skipped", why ? why : "parse error");
+        if (r > 0)
+                return 0;
+        rule.file = file;
+        rule.line = lineno;
+        r = ruleset_push(rs, &rule);
+        if (r < 0)
+                rule_done(&rule);
+        return r;
+}
+
+int conf_parse_buffer(RuleSet *rs, const char *name, const char *buf, size_t len, DiagList *diags) {
+        unsigned lineno = 0;
+        int file, r;
+
+        file = ruleset_add_file(rs, name);
+        if (file < 0)
+                return file;
+        for (size_t pos = 0; pos < len;) {
+                const char *nl = memchr(buf + pos, '\n', len - pos);
+                size_t end = nl ? (size_t) (nl - buf) : len;
+
+                r = parse_one(rs, (size_t) file, name, ++lineno, buf + pos, end - pos, diags);
+                if (r < 0)
+                        return r;
+                pos = end + 1;
+        }
+        return 0;
+}

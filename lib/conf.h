@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* cpuslice.conf(5): where the files are (conf-files.c) and how a line reads (conf-parse.c). */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diag.h"
+#include "rules.h"
+
+#define CONF_MAIN_FILE   "/etc/security/cpuslice.conf"
+#define CONF_DROP_IN_DIR "/etc/security/cpuslice.d"
+#define CONF_RUN_DIR     "/run/cpuslice.d"
+
+#define CONF_LINE_MAX   4096
+#define CONF_FILE_MAX   (16u * 1024 * 1024)
+
+typedef struct ConfPaths {
+        const char *main_file;          /* NULL: the default; "" : none */
+        const char *drop_in_dir;
+        const char *run_dir;
+} ConfPaths;
+
+typedef enum ConfPermMode {
+        CONF_PERMS_ENFORCE,     /* what the module does: unsafe files are refused */
+        CONF_PERMS_WARN,        /* slicectl check FILE: files in a git checkout are not root's */
+} ConfPermMode;
+
+/* Parses one line (no newline). 0: a rule in *ret; 1: blank or comment; <0: *ret_reason says why. */
+int conf_parse_line(const char *line, Rule *ret, char **ret_reason);
+/* Parses a whole buffer as file `name`; bad lines become diagnostics and are skipped. */
+int conf_parse_buffer(RuleSet *rs, const char *name, const char *buf, size_t len, DiagList *diags);
+
+/* Reads one file with the ownership/mode/size checks; -ENOENT if missing; <0 if refused (also
+ * recorded in diags). */
+int conf_load_file(RuleSet *rs, const char *path, ConfPermMode mode, DiagList *diags);
+/* The *.conf names of a drop-in directory in C-locale order, after its safety checks. */
+int conf_list_dir(const char *dir, ConfPermMode mode, char ***ret_paths, size_t *ret_n, DiagList *diags);
+/* All files, in order: main, drop-ins, runtime. Missing ones are fine; returns the first refusal
+ * (<0) but still reads everything else so every problem is reported. */
+int conf_load(RuleSet *rs, const ConfPaths *paths, ConfPermMode mode, DiagList *diags);
+void conf_paths_fill_defaults(ConfPaths *p);
+void strv_free(char **v, size_t n);

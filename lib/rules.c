@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "macro.h"
+#include "rules.h"
+
+static const char *const setting_names[_SETTING_MAX] = {
+        [SETTING_SLICE] = "CPUSlice",
+        [SETTING_WEIGHT] = "CPUWeight",
+        [SETTING_QUOTA] = "CPUQuota",
+        [SETTING_PERIOD] = "CPUQuotaPeriodSec",
+};
+
+const char *setting_to_string(Setting s) {
+        return (unsigned) s < _SETTING_MAX ? setting_names[s] : NULL;
+}
+
+int setting_from_string(const char *s) {
+        for (int i = 0; i < _SETTING_MAX; i++)
+                if (strcmp(s, setting_names[i]) == 0)
+                        return i;
+        return -EINVAL;
+}
+
+const char *settings_allowed(void) {
+        return "CPUSlice=, CPUWeight=, CPUQuota=, CPUQuotaPeriodSec=";
+}
+
+int ruleset_add_file(RuleSet *rs, const char *path) {
+        char **f = realloc(rs->files, (rs->n_files + 1) * sizeof *f);
+
+        if (!f)
+                return -ENOMEM;
+        rs->files = f;
+        if (!(f[rs->n_files] = strdup(path)))
+                return -ENOMEM;
+        return (int) rs->n_files++;
+}
+
+int ruleset_push(RuleSet *rs, Rule *r) {
+        if (rs->n == rs->cap) {
+                size_t cap = rs->cap ? rs->cap * 2 : 16;
+                Rule *rules = realloc(rs->rules, cap * sizeof *rules);
+                if (!rules)
+                        return -ENOMEM;
+                rs->rules = rules;
+                rs->cap = cap;
+        }
+        rs->rules[rs->n++] = *r;
+        if (r->domain.type == DOMAIN_GROUP)
+                rs->has_groups = true;
+        *r = (Rule) {};
+        return 0;
+}
+
+const char *rule_file(const RuleSet *rs, const Rule *r) {
+        return r->file < rs->n_files ? rs->files[r->file] : "?";
+}
+
+void rule_done(Rule *r) {
+        domain_done(&r->domain);
+        free(r->text);
+        r->text = NULL;
+}
+
+void ruleset_free(RuleSet *rs) {
+        for (size_t i = 0; i < rs->n; i++)
+                rule_done(&rs->rules[i]);
+        for (size_t i = 0; i < rs->n_files; i++)
+                free(rs->files[i]);
+        free(rs->rules);
+        free(rs->files);
+        *rs = (RuleSet) {};
+}
+
+int rule_matches(const Rule *r, UserIdent *u) {
+        const Domain *d = &r->domain;
+
+        /* An unconstrained admin login must always exist: root only through lines naming it. */
+        if (u->uid == 0)
+                return domain_names_user(d, u->name, u->uid);
+        switch (d->type) {
+        case DOMAIN_ALL:
+                return 1;
+        case DOMAIN_USER:
+        case DOMAIN_UID:
+                return domain_names_user(d, u->name, u->uid);
+        case DOMAIN_UID_RANGE:
+                return u->uid >= d->uid_min && u->uid <= d->uid_max;
+        case DOMAIN_GROUP:
+                return user_in_group(u, d->name);
+        }
+        return 0;
+}
+
+bool rule_overrides(const Rule *later, const Rule *earlier) {
+        return domain_specificity(&later->domain) >= domain_specificity(&earlier->domain);
+}
+
+static void take_setting(Resolved *res, const Rule *r, Setting s) {
+        res->source[s] = r;
+        switch (s) {
+        case SETTING_SLICE:
+                res->slice = r->slice;
+                break;
+        case SETTING_WEIGHT:
+                res->limits.weight = r->weight;
+                break;
+        case SETTING_QUOTA:
+                res->limits.quota_per_sec = r->quota_per_sec;
+                break;
+        case SETTING_PERIOD:
+                res->limits.period_usec = r->period_usec;
+                break;
+        default:
+                break;
+        }
+}
+
+int rules_resolve(const RuleSet *rs, UserIdent *u, Resolved *ret) {
+        Resolved res = { .slice = true, .limits = CPU_LIMITS_DEFAULT };
+
+        for (size_t i = 0; i < rs->n; i++) {
+                const Rule *r = &rs->rules[i];
+                int m = rule_matches(r, u);
+
+                if (m < 0)
+                        return m;
+                if (m == 0)
+                        continue;
+                res.matched = true;
+                for (Setting s = 0; s < _SETTING_MAX; s++)
+                        if ((r->mask & (1u << s)) && (!res.source[s] || rule_overrides(r, res.source[s])))
+                                take_setting(&res, r, s);
+        }
+        *ret = res;
+        return 0;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Parsed config lines and their resolution for one user: per setting, the most specific domain
+ * wins; among equally specific lines the last one read wins. Each result remembers its line. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpu-value.h"
+#include "domain.h"
+#include "user.h"
+
+typedef enum Setting {
+        SETTING_SLICE,
+        SETTING_WEIGHT,
+        SETTING_QUOTA,
+        SETTING_PERIOD,
+        _SETTING_MAX,
+} Setting;
+
+typedef struct Rule {
+        Domain domain;
+        unsigned mask;          /* 1u << Setting for each setting the line gives */
+        bool slice;
+        uint64_t weight;
+        uint64_t quota_per_sec;
+        uint64_t period_usec;
+        size_t file;            /* index into RuleSet.files */
+        unsigned line;
+        char *text;             /* the line without its comment, for explain */
+} Rule;
+
+typedef struct RuleSet {
+        Rule *rules;
+        size_t n, cap;
+        char **files;
+        size_t n_files;
+        bool has_groups;        /* any @group line: only then is NSS asked for memberships */
+} RuleSet;
+
+typedef struct Resolved {
+        bool matched;           /* some line applies to this user */
+        bool slice;             /* CPUSlice=, yes unless a line says no */
+        CpuLimits limits;
+        const Rule *source[_SETTING_MAX]; /* the winning line per setting, NULL: default */
+} Resolved;
+
+const char *setting_to_string(Setting s);        /* "CPUWeight" */
+int setting_from_string(const char *s);         /* -EINVAL if unknown */
+const char *settings_allowed(void);             /* "CPUSlice=, CPUWeight=, ..." */
+
+/* Adds a file name; returns its index or -ENOMEM. */
+int ruleset_add_file(RuleSet *rs, const char *path);
+/* Takes ownership of r's allocations on success. */
+int ruleset_push(RuleSet *rs, Rule *r);
+const char *rule_file(const RuleSet *rs, const Rule *r);
+void rule_done(Rule *r);
+void ruleset_free(RuleSet *rs);
+
+/* 1 if the line applies to the user (root only through lines that name it), 0 if not, <0 on NSS error. */
+int rule_matches(const Rule *r, UserIdent *u);
+/* Whether `later` (read after `earlier`) takes over a setting both give. */
+bool rule_overrides(const Rule *later, const Rule *earlier);
+int rules_resolve(const RuleSet *rs, UserIdent *u, Resolved *ret);

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "macro.h"
+#include "parse-util.h"
+#include "user.h"
+
+#define NSS_BUF_START 4096
+#define NSS_BUF_MAX (1024 * 1024)
+
+static int from_passwd(const struct passwd *pw, UserIdent *ret) {
+        *ret = (UserIdent) { .uid = pw->pw_uid, .gid = pw->pw_gid };
+        ret->name = strdup(pw->pw_name);
+        ret->home = strdup(strempty(pw->pw_dir));
+        if (!ret->name || !ret->home) {
+                user_done(ret);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+/* getpw*_r with a growing buffer; by_name selects the key */
+static int passwd_get(const char *name, uid_t uid, UserIdent *ret) {
+        size_t size = NSS_BUF_START;
+
+        for (;;) {
+                _cleanup_free_ char *buf = malloc(size);
+                struct passwd pw, *res = NULL;
+                int r;
+
+                if (!buf)
+                        return -ENOMEM;
+                r = name ? getpwnam_r(name, &pw, buf, size, &res) : getpwuid_r(uid, &pw, buf, size, &res);
+                if (r == ERANGE && size < NSS_BUF_MAX) {
+                        size *= 2;
+                        continue;
+                }
+                if (r != 0)
+                        return -r;
+                if (!res)
+                        return -ENOENT;
+                return from_passwd(res, ret);
+        }
+}
+
+int user_lookup(const char *name, UserIdent *ret) {
+        if (!name || !*name || strlen(name) > 256)
+                return -ENOENT;
+        return passwd_get(name, 0, ret);
+}
+
+int user_lookup_uid(uid_t uid, UserIdent *ret) {
+        return passwd_get(NULL, uid, ret);
+}
+
+static char *group_name(gid_t gid) {
+        size_t size = NSS_BUF_START;
+
+        for (;;) {
+                _cleanup_free_ char *buf = malloc(size);
+                struct group gr, *res = NULL;
+                int r;
+
+                if (!buf)
+                        return NULL;
+                r = getgrgid_r(gid, &gr, buf, size, &res);
+                if (r == ERANGE && size < NSS_BUF_MAX) {
+                        size *= 2;
+                        continue;
+                }
+                return r == 0 && res ? strdup(res->gr_name) : NULL;
+        }
+}
+
+static int load_groups(UserIdent *u) {
+        int n = 32;
+        _cleanup_free_ gid_t *gids = NULL;
+
+        for (;;) {
+                int want = n;
+                gid_t *g = realloc(gids, (size_t) n * sizeof *g);
+                if (!g)
+                        return -ENOMEM;
+                gids = g;
+                if (getgrouplist(u->name, u->gid, gids, &want) >= 0) {
+                        n = want;
+                        break;
+                }
+                if (want <= n || want > 65536)
+                        return -EIO;
+                n = want;
+        }
+        u->group_names = calloc((size_t) n + 1, sizeof(char *));
+        if (!u->group_names)
+                return -ENOMEM;
+        for (int i = 0; i < n; i++)
+                u->group_names[i] = group_name(gids[i]); /* NULL for a gid without a name */
+        u->n_groups = (size_t) n;
+        u->gids = TAKE_PTR(gids);
+        u->groups_loaded = true;
+        return 0;
+}
+
+int user_in_group(UserIdent *u, const char *group) {
+        uint32_t gid;
+        bool by_gid;
+        int r;
+
+        if (!u->groups_loaded) {
+                r = load_groups(u);
+                if (r < 0)
+                        return r;
+        }
+        by_gid = safe_atou32(group, &gid) >= 0;
+        for (size_t i = 0; i < u->n_groups; i++) {
+                if (by_gid && u->gids && u->gids[i] == gid)
+                        return 1;
+                if (u->group_names[i] && strcmp(u->group_names[i], group) == 0)
+                        return 1;
+        }
+        return 0;
+}
+
+int user_set_groups(UserIdent *u, const char *const *names) {
+        size_t n = 0;
+
+        while (names && names[n])
+                n++;
+        u->group_names = calloc(n + 1, sizeof(char *));
+        if (!u->group_names)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                if (!(u->group_names[i] = strdup(names[i])))
+                        return -ENOMEM;
+        u->n_groups = n;
+        u->groups_loaded = true;
+        return 0;
+}
+
+void user_done(UserIdent *u) {
+        for (size_t i = 0; u->group_names && i < u->n_groups; i++)
+                free(u->group_names[i]);
+        free(u->group_names);
+        free(u->gids);
+        free(u->name);
+        free(u->home);
+        *u = (UserIdent) {};
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Who is logging in, as NSS reports it. Group names are looked up lazily: with LDAP/SSSD each
+ * lookup can be slow, so only a config that has @group lines pays for them. */
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+typedef struct UserIdent {
+        char *name;
+        uid_t uid;
+        gid_t gid;
+        char *home;
+        bool groups_loaded;
+        char **group_names;     /* primary and supplementary */
+        gid_t *gids;
+        size_t n_groups;
+} UserIdent;
+
+/* -ENOENT if NSS does not know the user (or the name is not a valid NSS key). */
+int user_lookup(const char *name, UserIdent *ret);
+int user_lookup_uid(uid_t uid, UserIdent *ret);
+/* 1 if a member (primary or supplementary), 0 if not, <0 on NSS failure. "@1234" style gids too. */
+int user_in_group(UserIdent *u, const char *group);
+/* For tests and tools: fix the group list instead of asking NSS. */
+int user_set_groups(UserIdent *u, const char *const *names);
+void user_done(UserIdent *u);

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The cgroupfs backend: pam_cpuslice writes the tree itself (hosts where systemd is not PID 1).
+ *
+ *   <hierarchy>/<parent>/user.slice/user-UID.slice/session-ID.scope
+ *
+ * mirroring systemd's names. User-level settings go on user-UID.slice; processes go into the
+ * session scope (cgroup v2 allows no processes in inner nodes). Every path is walked with
+ * openat(O_NOFOLLOW) from a directory fd, every directory checked to be cgroupfs, and all file
+ * access goes through a CgfsOps table that tests replace to inject faults. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/vfs.h>
+
+#include "cgroup-layout.h"
+#include "cpu-value.h"
+#include "error.h"
+
+typedef struct CgfsOps {
+        int (*openat)(int dirfd, const char *name, int flags, mode_t mode);
+        int (*mkdirat)(int dirfd, const char *name, mode_t mode);
+        int (*unlinkat)(int dirfd, const char *name, int flags);
+        ssize_t (*write)(int fd, const void *buf, size_t n);
+        ssize_t (*read)(int fd, void *buf, size_t n);
+        int (*fstatfs)(int fd, struct statfs *buf);
+        void *userdata;         /* for test doubles */
+} CgfsOps;
+
+extern const CgfsOps cgfs_default_ops;
+
+typedef struct Cgfs {
+        int root_fd;
+        CgroupLayout layout;
+        char *parent;           /* below each hierarchy's root; "" by default */
+        const CgfsOps *ops;
+} Cgfs;
+
+#define CGFS_SESSION_ID_MAX 64
+#define CGFS_NAME_MAX 96
+
+/* What open_session remembers for close_session (the PAM layer keeps it with pam_set_data). */
+typedef struct CgfsSession {
+        uid_t uid;
+        char scope[CGFS_NAME_MAX];      /* "session-3.scope" */
+        char *orig_cpu;                 /* the cgroup the process came from, per hierarchy */
+        char *orig_acct;
+} CgfsSession;
+
+/* root: the cgroup mount root (e.g. /sys/fs/cgroup); layout NULL: detect. */
+int cgfs_open(const char *root, const char *parent, const CgroupLayout *layout, const CgfsOps *ops, Cgfs *ret,
+              CsError *e);
+void cgfs_close(Cgfs *c);
+
+/* "user-1000.slice" */
+void cgfs_slice_name(uid_t uid, char buf[static CGFS_NAME_MAX]);
+/* Scope name for a session: session-ID.scope when id is safe ([A-Za-z0-9_-]{1,64}), else NULL
+ * is returned and the caller falls back to pam-PID. */
+const char *cgfs_scope_name(const char *session_id, char buf[static CGFS_NAME_MAX]);
+
+/* Creates user.slice/user-UID.slice where missing (enabling +cpu down the path on v2) and
+ * writes the settings; settings not given are written as their defaults. */
+int cgfs_apply_slice(Cgfs *c, uid_t uid, const CpuKernelValues *k, CsError *e);
+/* Writes the settings to an existing slice only (slicectl apply/set never create one). */
+int cgfs_update_slice(Cgfs *c, uid_t uid, const CpuKernelValues *k, CsError *e);
+/* apply_slice, then create the session scope and move pid into it (and into the accounting mirror). */
+int cgfs_open_session(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, const CpuKernelValues *k,
+                      CgfsSession *ret, CsError *e);
+/* Moves pid back where it came from, removes the scope if empty and the slice if it has no scopes. */
+int cgfs_close_session(Cgfs *c, const CgfsSession *s, pid_t pid, CsError *e);
+void cgfs_session_done(CgfsSession *s);
+/* Removes empty session scopes and user slices below user.slice; returns how many were removed. */
+int cgfs_gc(Cgfs *c, CsError *e);
+
+/* Opens a directory below dirfd: O_NOFOLLOW|O_DIRECTORY|O_CLOEXEC, checked to be cgroupfs. */
+int cgfs_open_dir(Cgfs *c, int dirfd, const char *name, CsError *e);
+/* Opens <hierarchy>/<parent>/user.slice (h: the layout's cpu or acct hierarchy); -ENOENT if none. */
+int cgfs_open_user_slice_root(Cgfs *c, const CgroupHierarchy *h, CsError *e);
+/* Reads a whole small file (< 64 KiB) below dirfd, NUL-terminated. */
+int cgfs_read_file(Cgfs *c, int dirfd, const char *name, char **ret, CsError *e);
+int cgfs_write_file(Cgfs *c, int dirfd, const char *name, const char *value, CsError *e);

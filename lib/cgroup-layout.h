@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Where the cpu controller lives, and where per-cgroup CPU usage can be read. Detection is its
+ * own step so that tests (and cgroup_layout= in the module) can name a layout outright. */
+
+#include <stdbool.h>
+
+#include "error.h"
+
+typedef enum CgroupLayoutKind {
+        CGROUP_LAYOUT_UNIFIED, /* cgroup2 at the root, cpu in cgroup.controllers */
+        CGROUP_LAYOUT_LEGACY,  /* v1 cpu hierarchy (maybe co-mounted cpu,cpuacct) */
+        CGROUP_LAYOUT_HYBRID,  /* v1 cpu hierarchy plus a cgroup2 mount at unified/ */
+        _CGROUP_LAYOUT_MAX,
+} CgroupLayoutKind;
+
+typedef struct CgroupHierarchy {
+        char *path;     /* relative to the cgroup root: "" (the root itself), "cpu", "unified", ...; NULL: none */
+        bool v2;
+} CgroupHierarchy;
+
+typedef struct CgroupLayout {
+        CgroupLayoutKind kind;
+        CgroupHierarchy cpu;    /* holds cpu.weight/cpu.max or cpu.shares/cpu.cfs_* */
+        CgroupHierarchy acct;   /* a second tree mirrored for usage accounting; path NULL: cpu has it */
+        bool check_fs;          /* every directory opened must be cgroupfs (off only for scratch trees) */
+} CgroupLayout;
+
+const char *cgroup_layout_to_string(CgroupLayoutKind k);
+int cgroup_layout_kind_from_string(const char *s); /* "unified", "legacy", "hybrid"; -EINVAL */
+
+/* Reads mountinfo (NULL: /proc/self/mountinfo) for cgroup mounts directly below `root`. */
+int cgroup_layout_detect(const char *root, const char *mountinfo, CgroupLayout *ret, CsError *e);
+/* A named layout over a plain directory tree laid out like cgroupfs:
+ * unified: cpu at the root (v2); legacy: cpu at cpu/ and, if it exists, cpuacct/ mirrored;
+ * hybrid: cpu at cpu/, unified/ (v2) mirrored. Does not check the filesystem type. */
+int cgroup_layout_named(const char *root, CgroupLayoutKind kind, CgroupLayout *ret, CsError *e);
+void cgroup_layout_done(CgroupLayout *l);

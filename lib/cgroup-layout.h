@@ -30,6 +30,19 @@ typedef struct CgroupLayout {
 const char *cgroup_layout_to_string(CgroupLayoutKind k);
 int cgroup_layout_kind_from_string(const char *s); /* "unified", "legacy", "hybrid"; -EINVAL */
 
+/* What one pass over mountinfo found (exposed for the mountinfo fuzzer and tests). */
+typedef struct CgroupMountScan {
+        bool root_v2;
+        char *cpu_v1;           /* relative path of the v1 hierarchy holding cpu */
+        bool cpu_has_acct;      /* co-mounted cpu,cpuacct */
+        char *acct_v1;
+        bool unified_v2;        /* cgroup2 at <root>/unified */
+} CgroupMountScan;
+
+/* Parses one mountinfo line (modified in place); records cgroup mounts at root or directly below. */
+int cgroup_layout_scan_line(const char *root, char *line, CgroupMountScan *s);
+void cgroup_mount_scan_done(CgroupMountScan *s);
+
 /* Reads mountinfo (NULL: /proc/self/mountinfo) for cgroup mounts directly below `root`. */
 int cgroup_layout_detect(const char *root, const char *mountinfo, CgroupLayout *ret, CsError *e);
 /* A named layout over a plain directory tree laid out like cgroupfs:

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,4 +124,33 @@ bool name_is_safe(const char *s, size_t max) {
                         return false;
         }
         return true;
+}
+
+const char *escape_for_log(const char *s, size_t max, char *out, size_t n) {
+        size_t w = 0, i = 0;
+
+        if (n == 0)
+                return out;
+        for (; s && s[i] && i < max; i++) {
+                unsigned char ch = (unsigned char) s[i];
+                char tmp[8];
+                int k;
+
+                if (ch == '\\')
+                        k = snprintf(tmp, sizeof tmp, "\\\\");
+                else if (ch < 0x20 || ch >= 0x7f)
+                        k = snprintf(tmp, sizeof tmp, "\\x%02x", ch);
+                else
+                        k = snprintf(tmp, sizeof tmp, "%c", ch);
+                if (w + (size_t) k + 4 >= n)
+                        break;
+                memcpy(out + w, tmp, (size_t) k);
+                w += (size_t) k;
+        }
+        if (s && s[i] && w + 4 < n) {
+                memcpy(out + w, "...", 3);
+                w += 3;
+        }
+        out[w] = '\0';
+        return out;
 }

@@ -16,3 +16,6 @@ int parse_fixed_point(const char *s, unsigned decimals, uint64_t *ret);
 char *strstrip(char *s);
 /* True for [A-Za-z0-9_-]{1,max}. */
 bool name_is_safe(const char *s, size_t max);
+/* C-style escape of untrusted text for a log line: non-printables as \xNN, '\\' doubled, at
+ * most max input bytes shown (then "..."). Always NUL-terminates out. */
+const char *escape_for_log(const char *s, size_t max, char *out, size_t n);

@@ -1,0 +1,628 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+
+#include "backend-cgroupfs.h"
+#include "macro.h"
+#include "parse-util.h"
+
+#define CGFS_FILE_MAX (64 * 1024)
+/* a close removing the slice between our mkdir and our write is retried this often */
+#define CGFS_OPEN_ATTEMPTS 8
+#define CGFS_SCOPE_SUFFIX_MAX 1000
+
+static int sys_openat(int dirfd, const char *name, int flags, mode_t mode) {
+        return openat(dirfd, name, flags, mode);
+}
+
+const CgfsOps cgfs_default_ops = {
+        .openat = sys_openat,
+        .mkdirat = mkdirat,
+        .unlinkat = unlinkat,
+        .write = write,
+        .read = read,
+        .fstatfs = fstatfs,
+};
+
+static bool component_valid(const char *s, size_t n) {
+        return n > 0 && !(n == 1 && s[0] == '.') && !(n == 2 && s[0] == '.' && s[1] == '.');
+}
+
+static int parent_valid(const char *p) {
+        if (*p == '/')
+                return -EINVAL;
+        for (const char *s = p; *s;) {
+                size_t n = strcspn(s, "/");
+                if (!component_valid(s, n))
+                        return -EINVAL;
+                s += n;
+                if (*s == '/')
+                        s++;
+        }
+        return 0;
+}
+
+int cgfs_open(const char *root, const char *parent, const CgroupLayout *layout, const CgfsOps *ops, Cgfs *ret,
+              CsError *e) {
+        _cleanup_close_ int fd = -EBADF;
+        Cgfs c = { .root_fd = -EBADF, .ops = ops ? ops : &cgfs_default_ops };
+        int r;
+
+        if (!parent)
+                parent = "";
+        if (parent_valid(parent) < 0)
+                return cs_error(e, -EINVAL, "bad cgroup parent '%s' (a relative path without . or ..)", parent);
+        fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return cs_error(e, -errno, "cannot open cgroup root %s: %m", root);
+        if (layout) {
+                c.layout = *layout;
+                c.layout.cpu.path = strdup(strempty(layout->cpu.path));
+                c.layout.acct.path = layout->acct.path ? strdup(layout->acct.path) : NULL;
+                if (!c.layout.cpu.path || (layout->acct.path && !c.layout.acct.path)) {
+                        cgroup_layout_done(&c.layout);
+                        return -ENOMEM;
+                }
+        } else {
+                r = cgroup_layout_detect(root, NULL, &c.layout, e);
+                if (r < 0)
+                        return r;
+        }
+        c.parent = strdup(parent);
+        if (!c.parent) {
+                cgroup_layout_done(&c.layout);
+                return -ENOMEM;
+        }
+        c.root_fd = TAKE_FD(fd);
+        *ret = c;
+        return 0;
+}
+
+void cgfs_close(Cgfs *c) {
+        closep(&c->root_fd);
+        c->root_fd = -EBADF;
+        cgroup_layout_done(&c->layout);
+        free(c->parent);
+        c->parent = NULL;
+}
+
+void cgfs_slice_name(uid_t uid, char buf[static CGFS_NAME_MAX]) {
+        snprintf(buf, CGFS_NAME_MAX, "user-%" PRIu32 ".slice", (uint32_t) uid);
+}
+
+const char *cgfs_scope_name(const char *session_id, char buf[static CGFS_NAME_MAX]) {
+        /* the PAM environment can be user-influenced (pam_env): never a path character */
+        if (!name_is_safe(session_id, CGFS_SESSION_ID_MAX))
+                return NULL;
+        snprintf(buf, CGFS_NAME_MAX, "session-%s.scope", session_id);
+        return buf;
+}
+
+static bool is_cgroupfs(const struct statfs *s) {
+        return s->f_type == CGROUP_SUPER_MAGIC || s->f_type == CGROUP2_SUPER_MAGIC;
+}
+
+int cgfs_open_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
+        _cleanup_close_ int fd = -EBADF;
+        struct statfs sfs;
+
+        fd = c->ops->openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+        if (fd < 0) {
+                int r = negative_errno();
+                if (r == -ELOOP || r == -ENOTDIR)
+                        return cs_error(e, -ENOTDIR, "%s is not a directory (a symlink or file planted there?); refused",
+                                        name);
+                return cs_error(e, r, "cannot open %s: %m", name);
+        }
+        if (c->layout.check_fs) {
+                if (c->ops->fstatfs(fd, &sfs) < 0)
+                        return cs_error(e, negative_errno(), "fstatfs %s: %m", name);
+                if (!is_cgroupfs(&sfs))
+                        return cs_error(e, -EXDEV, "%s is not on cgroupfs (filesystem magic 0x%lx); refused", name,
+                                        (unsigned long) sfs.f_type);
+        }
+        return TAKE_FD(fd);
+}
+
+int cgfs_read_file(Cgfs *c, int dirfd, const char *name, char **ret, CsError *e) {
+        _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ char *buf = malloc(CGFS_FILE_MAX + 1);
+        size_t len = 0;
+
+        if (!buf)
+                return -ENOMEM;
+        fd = c->ops->openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0);
+        if (fd < 0)
+                return cs_error(e, negative_errno(), "cannot open %s: %m", name);
+        while (len < CGFS_FILE_MAX) {
+                ssize_t k = c->ops->read(fd, buf + len, CGFS_FILE_MAX - len);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return cs_error(e, negative_errno(), "cannot read %s: %m", name);
+                if (k == 0)
+                        break;
+                len += (size_t) k;
+        }
+        buf[len] = '\0';
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+int cgfs_write_file(Cgfs *c, int dirfd, const char *name, const char *value, CsError *e) {
+        _cleanup_close_ int fd = -EBADF;
+        /* a plain directory standing in for cgroupfs has no kernel-made control files */
+        int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | (c->layout.check_fs ? 0 : O_CREAT | O_TRUNC);
+        size_t n = strlen(value);
+        ssize_t k;
+
+        fd = c->ops->openat(dirfd, name, flags, 0644);
+        if (fd < 0)
+                return cs_error(e, negative_errno(), "cannot open %s for writing: %m", name);
+        k = c->ops->write(fd, value, n);
+        if (k < 0)
+                return cs_error(e, negative_errno(), "writing '%.*s' to %s: %m", (int) strcspn(value, "\n"), value,
+                                name);
+        if ((size_t) k != n)
+                return cs_error(e, -EIO, "short write to %s", name);
+        return 0;
+}
+
+static int make_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
+        if (c->ops->mkdirat(dirfd, name, 0755) < 0 && errno != EEXIST)
+                return cs_error(e, negative_errno(), "cannot create %s: %m", name);
+        return 0;
+}
+
+typedef enum WalkFlags {
+        WALK_CREATE = 1 << 0,           /* mkdir what is missing */
+        WALK_ENABLE_CPU = 1 << 1,       /* v2: +cpu in each directory's subtree_control on the way */
+        WALK_NEAREST = 1 << 2,          /* stop at the deepest directory that exists */
+} WalkFlags;
+
+/* Walks a '/'-separated relative path below dirfd, one openat(O_NOFOLLOW) per component. */
+static int walk(Cgfs *c, int dirfd, const char *path, WalkFlags flags, CsError *e) {
+        _cleanup_close_ int fd = c->ops->openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+        char name[256];
+        int r;
+
+        if (fd < 0)
+                return cs_error(e, negative_errno(), "cannot reopen directory: %m");
+        for (const char *s = path; *s;) {
+                size_t n = strcspn(s, "/");
+                int next;
+
+                if (n == 0) {
+                        s++;
+                        continue;
+                }
+                if (!component_valid(s, n) || n >= sizeof name)
+                        return cs_error(e, -EINVAL, "bad path component in '%s'", path);
+                memcpy(name, s, n);
+                name[n] = '\0';
+                s += n;
+                if (flags & WALK_ENABLE_CPU) {
+                        r = cgfs_write_file(c, fd, "cgroup.subtree_control", "+cpu\n", e);
+                        if (r < 0)
+                                return cs_error_prefix(e, "enabling the cpu controller below %s: ", path), r;
+                }
+                if (flags & WALK_CREATE) {
+                        r = make_dir(c, fd, name, e);
+                        if (r < 0)
+                                return r;
+                }
+                next = cgfs_open_dir(c, fd, name, e);
+                if (next == -ENOENT && (flags & WALK_NEAREST))
+                        break;
+                if (next < 0)
+                        return next;
+                closep(&fd);
+                fd = next;
+        }
+        return TAKE_FD(fd);
+}
+
+static int open_hierarchy(Cgfs *c, const CgroupHierarchy *h, CsError *e) {
+        return *h->path ? cgfs_open_dir(c, c->root_fd, h->path, e) : cgfs_open_dir(c, c->root_fd, ".", e);
+}
+
+/* <hierarchy>/<parent>/user.slice[/user-UID.slice] */
+static int open_slice_path(Cgfs *c, const CgroupHierarchy *h, uid_t uid, WalkFlags flags, CsError *e) {
+        _cleanup_close_ int hfd = -EBADF;
+        char path[PATH_MAX], slice[CGFS_NAME_MAX];
+
+        cgfs_slice_name(uid, slice);
+        snprintf(path, sizeof path, "%s/user.slice/%s", c->parent, slice);
+        if (uid == (uid_t) -1)
+                snprintf(path, sizeof path, "%s/user.slice", c->parent);
+        hfd = open_hierarchy(c, h, e);
+        if (hfd < 0)
+                return hfd;
+        if (!h->v2)
+                flags &= ~WALK_ENABLE_CPU;
+        return walk(c, hfd, path, flags, e);
+}
+
+int cgfs_open_user_slice_root(Cgfs *c, const CgroupHierarchy *h, CsError *e) {
+        return open_slice_path(c, h, (uid_t) -1, 0, e);
+}
+
+static int write_settings(Cgfs *c, int fd, const CpuKernelValues *k, CsError *e) {
+        char buf[64];
+        int r;
+
+        if (c->layout.cpu.v2) {
+                r = cgfs_write_file(c, fd, "cpu.idle", k->idle ? "1\n" : "0\n", e);
+                /* cpu.idle arrived in 5.15: without it only a real idle request is an error */
+                if (r < 0 && (k->idle || r != -ENOENT))
+                        return r;
+                if (!k->idle) {
+                        snprintf(buf, sizeof buf, "%" PRIu64 "\n", k->weight);
+                        r = cgfs_write_file(c, fd, "cpu.weight", buf, e);
+                        if (r < 0)
+                                return r;
+                }
+                r = cpu_max_format(k, buf, sizeof buf);
+                return r < 0 ? r : cgfs_write_file(c, fd, "cpu.max", buf, e);
+        }
+        snprintf(buf, sizeof buf, "%" PRIu64 "\n", k->shares);
+        r = cgfs_write_file(c, fd, "cpu.shares", buf, e);
+        if (r < 0)
+                return r;
+        snprintf(buf, sizeof buf, "%" PRIu64 "\n", k->period_usec);
+        r = cgfs_write_file(c, fd, "cpu.cfs_period_us", buf, e);
+        if (r < 0)
+                return r;
+        if (k->quota_usec == CPU_QUOTA_INFINITY)
+                return cgfs_write_file(c, fd, "cpu.cfs_quota_us", "-1\n", e);
+        snprintf(buf, sizeof buf, "%" PRIu64 "\n", k->quota_usec);
+        return cgfs_write_file(c, fd, "cpu.cfs_quota_us", buf, e);
+}
+
+static int slice_apply(Cgfs *c, uid_t uid, const CpuKernelValues *k, WalkFlags flags, int *ret_fd, CsError *e) {
+        _cleanup_close_ int fd = -EBADF;
+        char slice[CGFS_NAME_MAX];
+        int r;
+
+        fd = open_slice_path(c, &c->layout.cpu, uid, flags, e);
+        if (fd < 0)
+                return fd;
+        r = write_settings(c, fd, k, e);
+        if (r < 0) {
+                cgfs_slice_name(uid, slice);
+                cs_error_prefix(e, "%s: ", slice);
+                return r;
+        }
+        if (ret_fd)
+                *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+int cgfs_apply_slice(Cgfs *c, uid_t uid, const CpuKernelValues *k, CsError *e) {
+        return slice_apply(c, uid, k, WALK_CREATE | WALK_ENABLE_CPU, NULL, e);
+}
+
+int cgfs_update_slice(Cgfs *c, uid_t uid, const CpuKernelValues *k, CsError *e) {
+        return slice_apply(c, uid, k, 0, NULL, e);
+}
+
+/* The cgroup pid is in on hierarchy h, from /proc/PID/cgroup ("ID:CONTROLLERS:PATH"). */
+static int proc_cgroup_path(pid_t pid, const CgroupHierarchy *h, const char *controller, char **ret) {
+        _cleanup_fclose_ FILE *f = NULL;
+        _cleanup_free_ char *line = NULL;
+        char path[64];
+        size_t cap = 0;
+        ssize_t n;
+
+        snprintf(path, sizeof path, "/proc/%" PRIi32 "/cgroup", (int32_t) pid);
+        f = fopen(path, "re");
+        if (!f)
+                return -errno;
+        while ((n = getline(&line, &cap, f)) > 0) {
+                char *ctrl = strchr(line, ':'), *p;
+                bool hit;
+
+                if (!ctrl || !(p = strchr(ctrl + 1, ':')))
+                        continue;
+                *p++ = '\0';
+                *ctrl++ = '\0';
+                p[strcspn(p, "\n")] = '\0';
+                if (h->v2)
+                        hit = strcmp(line, "0") == 0 && *ctrl == '\0';
+                else {
+                        hit = false;
+                        for (char *save = NULL, *t = strtok_r(ctrl, ",", &save); t; t = strtok_r(NULL, ",", &save))
+                                hit = hit || strcmp(t, controller) == 0;
+                }
+                if (hit) {
+                        *ret = strdup(p);
+                        return *ret ? 0 : -ENOMEM;
+                }
+        }
+        return -ENOENT;
+}
+
+static const char *hierarchy_controller(const Cgfs *c, const CgroupHierarchy *h) {
+        return h == &c->layout.cpu ? "cpu" : "cpuacct";
+}
+
+static bool pid_is_realtime(pid_t pid) {
+        int p = sched_getscheduler(pid);
+        return p == SCHED_FIFO || p == SCHED_RR;
+}
+
+static int move_pid(Cgfs *c, int dirfd, const CgroupHierarchy *h, pid_t pid, CsError *e) {
+        char buf[32];
+        int r;
+
+        snprintf(buf, sizeof buf, "%" PRIi32 "\n", (int32_t) pid);
+        r = cgfs_write_file(c, dirfd, "cgroup.procs", buf, e);
+        if (r == -EINVAL && !h->v2 && pid_is_realtime(pid))
+                return cs_error(e, r,
+                                "process %" PRIi32 " has a real-time scheduling policy, and the kernel's RT group "
+                                "scheduling gives a new cpu cgroup no cpu.rt_runtime_us budget; not moved",
+                                (int32_t) pid);
+        return r;
+}
+
+static int move_back(Cgfs *c, const CgroupHierarchy *h, const char *orig, pid_t pid, CsError *e) {
+        _cleanup_close_ int hfd = -EBADF, fd = -EBADF;
+
+        if (!orig)
+                return 0;
+        hfd = open_hierarchy(c, h, e);
+        if (hfd < 0)
+                return hfd;
+        /* the cgroup it came from may be gone: then its nearest ancestor */
+        fd = walk(c, hfd, orig, WALK_NEAREST, e);
+        if (fd < 0)
+                return fd;
+        return move_pid(c, fd, h, pid, e);
+}
+
+static bool is_populated_error(int r) {
+        return r == -EBUSY || r == -ENOTEMPTY || r == -EEXIST;
+}
+
+/* rmdir that treats "still has processes or children" as a normal outcome; 1 if removed */
+static int remove_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
+        if (c->ops->unlinkat(dirfd, name, AT_REMOVEDIR) >= 0)
+                return 1;
+        if (errno == ENOENT || is_populated_error(-errno))
+                return 0;
+        return cs_error(e, negative_errno(), "cannot remove %s: %m", name);
+}
+
+static int remove_scope_and_slice(Cgfs *c, const CgroupHierarchy *h, uid_t uid, const char *scope, CsError *e) {
+        _cleanup_close_ int root = -EBADF, slice_fd = -EBADF;
+        char slice[CGFS_NAME_MAX];
+        int r;
+
+        cgfs_slice_name(uid, slice);
+        root = open_slice_path(c, h, (uid_t) -1, 0, e);
+        if (root == -ENOENT)
+                return 0;
+        if (root < 0)
+                return root;
+        slice_fd = cgfs_open_dir(c, root, slice, e);
+        if (slice_fd == -ENOENT)
+                return 0;
+        if (slice_fd < 0)
+                return slice_fd;
+        r = remove_dir(c, slice_fd, scope, e);
+        if (r < 0)
+                return r;
+        r = remove_dir(c, root, slice, e);
+        return r < 0 ? r : 0;
+}
+
+static int close_hierarchy(Cgfs *c, const CgroupHierarchy *h, const char *orig, const CgfsSession *s, pid_t pid,
+                           CsError *e) {
+        int r, k;
+
+        r = move_back(c, h, orig, pid, e);
+        k = remove_scope_and_slice(c, h, s->uid, s->scope, r < 0 ? NULL : e);
+        return r < 0 ? r : k;
+}
+
+int cgfs_close_session(Cgfs *c, const CgfsSession *s, pid_t pid, CsError *e) {
+        int r = 0, k;
+
+        if (c->layout.acct.path)
+                r = close_hierarchy(c, &c->layout.acct, s->orig_acct, s, pid, e);
+        k = close_hierarchy(c, &c->layout.cpu, s->orig_cpu, s, pid, r < 0 ? NULL : e);
+        return r < 0 ? r : k;
+}
+
+void cgfs_session_done(CgfsSession *s) {
+        free(s->orig_cpu);
+        free(s->orig_acct);
+        *s = (CgfsSession) {};
+}
+
+/* session-ID.scope, or session-pam-PID[-N].scope when the PAM environment gives no usable id */
+static int make_scope(Cgfs *c, int slice_fd, const char *session_id, pid_t pid, char name[static CGFS_NAME_MAX],
+                      CsError *e) {
+        char id[CGFS_SESSION_ID_MAX + 1];
+
+        if (session_id && cgfs_scope_name(session_id, name))
+                return make_dir(c, slice_fd, name, e);
+        for (unsigned n = 0; n < CGFS_SCOPE_SUFFIX_MAX; n++) {
+                if (n == 0)
+                        snprintf(id, sizeof id, "pam-%" PRIi32, (int32_t) pid);
+                else
+                        snprintf(id, sizeof id, "pam-%" PRIi32 "-%u", (int32_t) pid, n);
+                cgfs_scope_name(id, name);
+                if (c->ops->mkdirat(slice_fd, name, 0755) >= 0)
+                        return 0;
+                if (errno != EEXIST)
+                        return cs_error(e, negative_errno(), "cannot create %s: %m", name);
+        }
+        return cs_error(e, -EEXIST, "no free scope name for pid %" PRIi32, (int32_t) pid);
+}
+
+/* takes ownership of dirfd */
+static int join_scope(Cgfs *c, const CgroupHierarchy *h, int dirfd, pid_t pid, CsError *e) {
+        _cleanup_close_ int fd = dirfd;
+
+        return move_pid(c, fd, h, pid, e);
+}
+
+static int open_session_once(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, const CpuKernelValues *k,
+                             CgfsSession *s, CsError *e) {
+        _cleanup_close_ int slice_fd = -EBADF, scope_fd = -EBADF, acct_fd = -EBADF;
+        char path[PATH_MAX], slice[CGFS_NAME_MAX];
+        int r;
+
+        r = slice_apply(c, uid, k, WALK_CREATE | WALK_ENABLE_CPU, &slice_fd, e);
+        if (r < 0)
+                return r;
+        r = make_scope(c, slice_fd, session_id, pid, s->scope, e);
+        if (r < 0)
+                return r;
+        scope_fd = cgfs_open_dir(c, slice_fd, s->scope, e);
+        if (scope_fd < 0)
+                return scope_fd;
+        if (c->layout.acct.path) {
+                cgfs_slice_name(uid, slice);
+                snprintf(path, sizeof path, "%s/user.slice/%s/%s", c->parent, slice, s->scope);
+                acct_fd = open_hierarchy(c, &c->layout.acct, e);
+                if (acct_fd < 0)
+                        return acct_fd;
+                r = walk(c, acct_fd, path, WALK_CREATE, e);
+                if (r < 0)
+                        return r;
+                closep(&acct_fd);
+                acct_fd = r;
+        }
+        r = join_scope(c, &c->layout.cpu, TAKE_FD(scope_fd), pid, e);
+        if (r < 0)
+                return r;
+        if (acct_fd >= 0)
+                return join_scope(c, &c->layout.acct, TAKE_FD(acct_fd), pid, e);
+        return 0;
+}
+
+int cgfs_open_session(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, const CpuKernelValues *k,
+                      CgfsSession *ret, CsError *e) {
+        CgfsSession s = { .uid = uid };
+        int r;
+
+        /* remembered before the move, so close can put the process back */
+        r = proc_cgroup_path(pid, &c->layout.cpu, hierarchy_controller(c, &c->layout.cpu), &s.orig_cpu);
+        if (r < 0 && r != -ENOENT)
+                return cs_error(e, r, "cannot read /proc/%" PRIi32 "/cgroup: %m", (int32_t) pid);
+        if (c->layout.acct.path) {
+                r = proc_cgroup_path(pid, &c->layout.acct, hierarchy_controller(c, &c->layout.acct), &s.orig_acct);
+                if (r < 0 && r != -ENOENT) {
+                        cgfs_session_done(&s);
+                        return cs_error(e, r, "cannot read /proc/%" PRIi32 "/cgroup: %m", (int32_t) pid);
+                }
+        }
+        for (unsigned attempt = 0;; attempt++) {
+                s.scope[0] = '\0';
+                r = open_session_once(c, uid, session_id, pid, k, &s, e);
+                /* ENOENT: a concurrent close removed the slice under us; start over */
+                if (r != -ENOENT || attempt + 1 >= CGFS_OPEN_ATTEMPTS)
+                        break;
+        }
+        if (r < 0) {
+                if (s.scope[0])
+                        (void) cgfs_close_session(c, &s, pid, NULL);
+                cgfs_session_done(&s);
+                return r;
+        }
+        *ret = s;
+        return 0;
+}
+
+static bool is_user_slice_name(const char *n) {
+        uint32_t uid;
+        char num[16];
+        size_t len = strlen(n);
+
+        if (len < 12 || strncmp(n, "user-", 5) != 0 || strcmp(n + len - 6, ".slice") != 0 || len - 11 >= sizeof num)
+                return false;
+        memcpy(num, n + 5, len - 11);
+        num[len - 11] = '\0';
+        return safe_atou32(num, &uid) >= 0;
+}
+
+static bool is_scope_name(const char *n) {
+        size_t len = strlen(n);
+        return len > 6 && strcmp(n + len - 6, ".scope") == 0;
+}
+
+/* Calls fn(dirfd, name) for each subdirectory of dirfd whose name passes filter. */
+static int for_each_subdir(int dirfd, bool (*filter)(const char *), int (*fn)(Cgfs *, int, const char *, CsError *),
+                           Cgfs *c, CsError *e) {
+        _cleanup_closedir_ DIR *d = NULL;
+        int fd = c->ops->openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0), total = 0;
+        struct dirent *de;
+
+        if (fd < 0)
+                return negative_errno();
+        d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return negative_errno();
+        }
+        while ((de = readdir(d))) {
+                int r;
+                if (de->d_type != DT_DIR || !filter(de->d_name))
+                        continue;
+                r = fn(c, dirfd, de->d_name, e);
+                if (r < 0)
+                        return r;
+                total += r;
+        }
+        return total;
+}
+
+static int gc_slice(Cgfs *c, int root, const char *slice, CsError *e) {
+        _cleanup_close_ int fd = cgfs_open_dir(c, root, slice, e);
+        int n, r;
+
+        if (fd == -ENOENT)
+                return 0;
+        if (fd < 0)
+                return fd;
+        n = for_each_subdir(fd, is_scope_name, remove_dir, c, e);
+        if (n < 0)
+                return n;
+        r = remove_dir(c, root, slice, e);
+        return r < 0 ? r : n + r;
+}
+
+static int gc_hierarchy(Cgfs *c, const CgroupHierarchy *h, CsError *e) {
+        _cleanup_close_ int root = open_slice_path(c, h, (uid_t) -1, 0, e);
+
+        if (root == -ENOENT)
+                return 0;
+        if (root < 0)
+                return root;
+        return for_each_subdir(root, is_user_slice_name, gc_slice, c, e);
+}
+
+int cgfs_gc(Cgfs *c, CsError *e) {
+        int r;
+
+        if (c->layout.acct.path) {
+                r = gc_hierarchy(c, &c->layout.acct, e);
+                if (r < 0)
+                        return r;
+        }
+        r = gc_hierarchy(c, &c->layout.cpu, e);
+        if (r < 0)
+                return r;
+        return r; /* removals counted on the cpu hierarchy: the mirror holds the same tree */
+}

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cgroup-layout.h"
+#include "macro.h"
+
+static const char *const kind_names[_CGROUP_LAYOUT_MAX] = {
+        [CGROUP_LAYOUT_UNIFIED] = "unified",
+        [CGROUP_LAYOUT_LEGACY] = "legacy",
+        [CGROUP_LAYOUT_HYBRID] = "hybrid",
+};
+
+const char *cgroup_layout_to_string(CgroupLayoutKind k) {
+        return (unsigned) k < _CGROUP_LAYOUT_MAX ? kind_names[k] : "?";
+}
+
+int cgroup_layout_kind_from_string(const char *s) {
+        for (int i = 0; i < _CGROUP_LAYOUT_MAX; i++)
+                if (s && strcmp(s, kind_names[i]) == 0)
+                        return i;
+        return -EINVAL;
+}
+
+void cgroup_layout_done(CgroupLayout *l) {
+        free(l->cpu.path);
+        free(l->acct.path);
+        *l = (CgroupLayout) {};
+}
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo */
+static void unescape_octal(char *s) {
+        char *w = s;
+
+        for (; *s; s++) {
+                if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' &&
+                    s[3] <= '7') {
+                        *w++ = (char) ((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+                        s += 3;
+                } else
+                        *w++ = *s;
+        }
+        *w = '\0';
+}
+
+static bool has_option(const char *opts, const char *want) {
+        size_t n = strlen(want);
+
+        for (const char *p = opts; p && *p;) {
+                const char *c = strchr(p, ',');
+                size_t len = c ? (size_t) (c - p) : strlen(p);
+                if (len == n && strncmp(p, want, n) == 0)
+                        return true;
+                p = c ? c + 1 : NULL;
+        }
+        return false;
+}
+
+void cgroup_mount_scan_done(CgroupMountScan *s) {
+        free(s->cpu_v1);
+        free(s->acct_v1);
+}
+
+int cgroup_layout_scan_line(const char *root, char *line, CgroupMountScan *s) {
+        char *fields[6] = {}, *sep, *save = NULL, *fstype, *super, *rel;
+        size_t rootlen = strlen(root);
+        int i = 0;
+
+        sep = strstr(line, " - ");
+        if (!sep)
+                return -EINVAL;
+        *sep = '\0';
+        for (char *t = strtok_r(line, " ", &save); t && i < 6; t = strtok_r(NULL, " ", &save))
+                fields[i++] = t;
+        if (i < 5)
+                return -EINVAL;
+        fstype = strtok_r(sep + 3, " \n", &save);
+        (void) strtok_r(NULL, " \n", &save); /* source */
+        super = strtok_r(NULL, " \n", &save);
+        if (!fstype || !super)
+                return -EINVAL;
+        unescape_octal(fields[4]);
+        if (strncmp(fields[4], root, rootlen) != 0)
+                return 0;
+        rel = fields[4] + rootlen;
+        if (*rel == '/')
+                rel++;
+        else if (*rel)
+                return 0; /* /sys/fs/cgroupfoo */
+        if (strchr(rel, '/'))
+                return 0;
+        if (strcmp(fstype, "cgroup2") == 0) {
+                if (!*rel)
+                        s->root_v2 = true;
+                else if (strcmp(rel, "unified") == 0)
+                        s->unified_v2 = true;
+                return 0;
+        }
+        if (strcmp(fstype, "cgroup") != 0 || !*rel)
+                return 0;
+        if (has_option(super, "cpu") && !s->cpu_v1) {
+                s->cpu_v1 = strdup(rel);
+                s->cpu_has_acct = has_option(super, "cpuacct");
+                return s->cpu_v1 ? 0 : -ENOMEM;
+        }
+        if (has_option(super, "cpuacct") && !s->acct_v1) {
+                s->acct_v1 = strdup(rel);
+                return s->acct_v1 ? 0 : -ENOMEM;
+        }
+        return 0;
+}
+
+static int root_has_cpu_controller(const char *root) {
+        _cleanup_free_ char *path = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
+        char buf[512];
+
+        if (asprintf(&path, "%s/cgroup.controllers", root) < 0)
+                return -ENOMEM;
+        f = fopen(path, "re");
+        if (!f)
+                return -errno;
+        if (!fgets(buf, sizeof buf, f))
+                return 0;
+        for (char *save = NULL, *t = strtok_r(buf, " \n", &save); t; t = strtok_r(NULL, " \n", &save))
+                if (strcmp(t, "cpu") == 0)
+                        return 1;
+        return 0;
+}
+
+static int layout_from_scan(const char *root, CgroupMountScan *s, CgroupLayout *ret, CsError *e) {
+        CgroupLayout l = { .check_fs = true };
+        int r;
+
+        if (s->root_v2) {
+                r = root_has_cpu_controller(root);
+                if (r < 0)
+                        return cs_error(e, r, "%s/cgroup.controllers: %m", root);
+                if (r == 0)
+                        return cs_error(e, -ENODEV, "the cpu controller is not available on the cgroup2 mount at %s",
+                                        root);
+                l.kind = CGROUP_LAYOUT_UNIFIED;
+                l.cpu = (CgroupHierarchy) { strdup(""), true };
+                if (!l.cpu.path)
+                        return -ENOMEM;
+                *ret = l;
+                return 0;
+        }
+        if (!s->cpu_v1)
+                return cs_error(e, -ENODEV, "no cgroup hierarchy with the cpu controller is mounted below %s", root);
+        l.kind = s->unified_v2 ? CGROUP_LAYOUT_HYBRID : CGROUP_LAYOUT_LEGACY;
+        l.cpu = (CgroupHierarchy) { TAKE_PTR(s->cpu_v1), false };
+        /* systemd mirrors its tree into unified/ in hybrid mode; there usage_usec exists for every
+         * cgroup without enabling any controller */
+        if (!s->cpu_has_acct && s->unified_v2) {
+                l.acct = (CgroupHierarchy) { strdup("unified"), true };
+                if (!l.acct.path) {
+                        cgroup_layout_done(&l);
+                        return -ENOMEM;
+                }
+        } else if (!s->cpu_has_acct && s->acct_v1)
+                l.acct = (CgroupHierarchy) { TAKE_PTR(s->acct_v1), false };
+        *ret = l;
+        return 0;
+}
+
+int cgroup_layout_detect(const char *root, const char *mountinfo, CgroupLayout *ret, CsError *e) {
+        _cleanup_fclose_ FILE *f = NULL;
+        _cleanup_free_ char *line = NULL;
+        _cleanup_free_ char *croot = NULL;
+        CgroupMountScan s = {};
+        size_t cap = 0;
+        int r;
+
+        /* compare without a trailing slash */
+        croot = strdup(root);
+        if (!croot)
+                return -ENOMEM;
+        for (size_t n = strlen(croot); n > 1 && croot[n - 1] == '/'; n--)
+                croot[n - 1] = '\0';
+        f = fopen(mountinfo ? mountinfo : "/proc/self/mountinfo", "re");
+        if (!f)
+                return cs_error(e, -errno, "cannot read mount table: %m");
+        while (getline(&line, &cap, f) > 0) {
+                r = cgroup_layout_scan_line(croot, line, &s);
+                if (r == -ENOMEM) {
+                        cgroup_mount_scan_done(&s);
+                        return r;
+                }
+        }
+        r = layout_from_scan(croot, &s, ret, e);
+        cgroup_mount_scan_done(&s);
+        return r;
+}
+
+static bool dir_exists(const char *root, const char *name) {
+        _cleanup_free_ char *p = NULL;
+        struct stat st;
+
+        if (asprintf(&p, "%s/%s", root, name) < 0)
+                return false;
+        return lstat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int cgroup_layout_named(const char *root, CgroupLayoutKind kind, CgroupLayout *ret, CsError *e) {
+        CgroupLayout l = { .kind = kind };
+
+        switch (kind) {
+        case CGROUP_LAYOUT_UNIFIED:
+                l.cpu = (CgroupHierarchy) { strdup(""), true };
+                break;
+        case CGROUP_LAYOUT_LEGACY:
+                l.cpu = (CgroupHierarchy) { strdup("cpu"), false };
+                if (dir_exists(root, "cpuacct") && !(l.acct.path = strdup("cpuacct")))
+                        return -ENOMEM;
+                break;
+        case CGROUP_LAYOUT_HYBRID:
+                l.cpu = (CgroupHierarchy) { strdup("cpu"), false };
+                l.acct = (CgroupHierarchy) { strdup("unified"), true };
+                if (!l.acct.path) {
+                        free(l.cpu.path);
+                        return -ENOMEM;
+                }
+                break;
+        default:
+                return cs_error(e, -EINVAL, "unknown cgroup layout");
+        }
+        if (!l.cpu.path) {
+                cgroup_layout_done(&l);
+                return -ENOMEM;
+        }
+        *ret = l;
+        return 0;
+}

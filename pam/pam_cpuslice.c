@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* pam_cpuslice: puts each login into its user's CPU slice. Only the PAM hooks live here; the
+ * config, the rules and the backends are in lib/. Failures are fail-open (the login goes on,
+ * one log line) unless `strict` is given. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+#include <security/pam_ext.h>
+#include <security/pam_modules.h>
+#include <systemd/sd-daemon.h>
+
+#include "backend-cgroupfs.h"
+#include "conf.h"
+#include "macro.h"
+#include "pam-args.h"
+#include "parse-util.h"
+#include "rules.h"
+#include "user.h"
+
+#define SESSION_DATA "pam_cpuslice.session"
+#define LOG_NAME_MAX 64
+
+typedef struct Login {
+        pam_handle_t *h;
+        ModuleArgs args;
+        UserIdent user;
+        char user_esc[LOG_NAME_MAX * 4 + 8];
+        RuleSet rules;
+        DiagList diags;
+        Resolved res;
+} Login;
+
+static void login_done(Login *l) {
+        user_done(&l->user);
+        ruleset_free(&l->rules);
+        diag_list_free(&l->diags);
+}
+
+/* The one log line of a failure; the login proceeds unless `strict`. */
+static int fail(Login *l, const char *fmt, ...) _printf_(2, 3);
+static int fail(Login *l, const char *fmt, ...) {
+        char msg[1024];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        pam_syslog(l->h, LOG_ERR, "%s: %s; %s", l->user_esc[0] ? l->user_esc : "?", msg,
+                   l->args.strict ? "session denied (strict)" : "login proceeds without a CPU slice");
+        return l->args.strict ? PAM_SESSION_ERR : PAM_IGNORE;
+}
+
+static int load_user(Login *l) {
+        const char *name = NULL;
+        int r;
+
+        r = pam_get_user(l->h, &name, NULL);
+        if (r != PAM_SUCCESS || !name)
+                return fail(l, "cannot determine the user: %s", pam_strerror(l->h, r));
+        escape_for_log(name, LOG_NAME_MAX, l->user_esc, sizeof l->user_esc);
+        r = user_lookup(name, &l->user);
+        if (r < 0)
+                return fail(l, "user not known to NSS: %s", strerror(-r));
+        return PAM_SUCCESS;
+}
+
+static void log_diags(Login *l) {
+        for (size_t i = 0; i < l->diags.n; i++) {
+                char line[1024], esc[2048];
+                diag_format(&l->diags.items[i], line, sizeof line);
+                pam_syslog(l->h, l->diags.items[i].level == DIAG_ERROR ? LOG_ERR : LOG_WARNING, "%s",
+                           escape_for_log(line, sizeof line, esc, sizeof esc));
+        }
+}
+
+static void log_resolution(Login *l) {
+        char w[CPU_FORMAT_MAX], q[CPU_FORMAT_MAX], p[CPU_FORMAT_MAX];
+
+        if (!l->args.debug)
+                return;
+        for (Setting s = 0; s < _SETTING_MAX; s++) {
+                const Rule *r = l->res.source[s];
+                if (r)
+                        pam_syslog(l->h, LOG_DEBUG, "%s: %s= from %s:%u", l->user_esc, setting_to_string(s),
+                                   rule_file(&l->rules, r), r->line);
+        }
+        pam_syslog(l->h, LOG_DEBUG, "%s (uid %u): CPUWeight=%s CPUQuota=%s CPUQuotaPeriodSec=%s", l->user_esc,
+                   (unsigned) l->user.uid, cpu_weight_format(l->res.limits.weight, w),
+                   cpu_quota_format(l->res.limits.quota_per_sec, q), cpu_period_format(l->res.limits.period_usec, p));
+}
+
+/* PAM_SUCCESS: go on and apply; anything else is the hook's answer. */
+static int resolve_settings(Login *l) {
+        int r;
+
+        r = conf_load(&l->rules, &l->args.conf, CONF_PERMS_ENFORCE, &l->diags);
+        log_diags(l); /* bad lines are skipped and logged, never a reason to deny */
+        if (r == -ENOMEM)
+                return fail(l, "out of memory reading the config");
+        if (r < 0)
+                return fail(l, "a config file was refused (see above)");
+        r = rules_resolve(&l->rules, &l->user, &l->res);
+        if (r < 0)
+                return fail(l, "group lookup failed: %s", strerror(-r));
+        if (!l->res.matched || !l->res.slice) {
+                if (l->args.debug)
+                        pam_syslog(l->h, LOG_DEBUG, "%s: %s; left alone", l->user_esc,
+                                   l->res.matched ? "CPUSlice=no" : "no config line matches");
+                return PAM_IGNORE;
+        }
+        log_resolution(l);
+        return PAM_SUCCESS;
+}
+
+/* Which backend runs here; PAM_SUCCESS means cgroupfs. */
+static int choose_backend(Login *l) {
+        if (l->args.backend == BACKEND_SYSTEMD)
+                return fail(l, "backend=systemd is not available in this build");
+        if (l->args.backend == BACKEND_AUTO && sd_booted() > 0) {
+                /* systemd is the single writer of user.slice: never write behind its back */
+                pam_syslog(l->h, LOG_NOTICE,
+                           "%s: this host runs systemd, which owns user slices, and the systemd backend is not "
+                           "available in this build; nothing applied",
+                           l->user_esc);
+                return PAM_IGNORE;
+        }
+        return PAM_SUCCESS;
+}
+
+static int open_backend(Login *l, Cgfs *c, CsError *e) {
+        CgroupLayout layout = {};
+        int r;
+
+        if (l->args.layout >= 0) {
+                r = cgroup_layout_named(l->args.cgroup_root, (CgroupLayoutKind) l->args.layout, &layout, e);
+                if (r < 0)
+                        return r;
+                layout.check_fs = !l->args.test_tree;
+        }
+        r = cgfs_open(l->args.cgroup_root, l->args.parent, l->args.layout >= 0 ? &layout : NULL, NULL, c, e);
+        cgroup_layout_done(&layout);
+        return r;
+}
+
+static void session_free(pam_handle_t *h, void *data, int status) {
+        if (data) {
+                cgfs_session_done(data);
+                free(data);
+        }
+}
+
+static const char *session_id(Login *l) {
+        const char *id = pam_getenv(l->h, "XDG_SESSION_ID");
+        char esc[256];
+
+        if (id && !name_is_safe(id, CGFS_SESSION_ID_MAX)) {
+                pam_syslog(l->h, LOG_WARNING, "%s: ignoring unusable XDG_SESSION_ID '%s'", l->user_esc,
+                           escape_for_log(id, 64, esc, sizeof esc));
+                return NULL;
+        }
+        return id;
+}
+
+static int apply_cgroupfs(Login *l) {
+        _cleanup_(cgfs_close) Cgfs c = { .root_fd = -EBADF };
+        CgfsSession *s = calloc(1, sizeof *s);
+        CsError e = {};
+        CpuKernelValues k;
+        int r;
+
+        if (!s)
+                return fail(l, "out of memory");
+        cpu_limits_to_kernel(&l->res.limits, &k);
+        if (k.period_adjusted)
+                pam_syslog(l->h, LOG_WARNING, "%s: CPUQuotaPeriodSec= adjusted to %" PRIu64 "us so that period and "
+                           "quota stay within 1ms..1s", l->user_esc, k.period_usec);
+        r = open_backend(l, &c, &e);
+        if (r >= 0)
+                r = cgfs_open_session(&c, l->user.uid, session_id(l), getpid(), &k, s, &e);
+        if (r < 0) {
+                free(s);
+                return fail(l, "%s", e.msg[0] ? e.msg : strerror(-r));
+        }
+        if (l->args.debug)
+                pam_syslog(l->h, LOG_DEBUG, "%s: joined %s in user-%u.slice", l->user_esc, s->scope,
+                           (unsigned) l->user.uid);
+        r = pam_set_data(l->h, SESSION_DATA, s, session_free);
+        if (r != PAM_SUCCESS) {
+                (void) cgfs_close_session(&c, s, getpid(), NULL);
+                session_free(l->h, s, 0);
+                return fail(l, "pam_set_data: %s", pam_strerror(l->h, r));
+        }
+        return PAM_SUCCESS;
+}
+
+_public_ PAM_EXTERN int pam_sm_open_session(pam_handle_t *h, int flags, int argc, const char **argv) {
+        _cleanup_(login_done) Login l = { .h = h };
+        int r;
+
+        module_args_parse(h, argc, argv, &l.args);
+        r = load_user(&l);
+        if (r != PAM_SUCCESS)
+                return r;
+        r = resolve_settings(&l);
+        if (r != PAM_SUCCESS)
+                return r;
+        r = choose_backend(&l);
+        if (r != PAM_SUCCESS)
+                return r;
+        return apply_cgroupfs(&l);
+}
+
+_public_ PAM_EXTERN int pam_sm_close_session(pam_handle_t *h, int flags, int argc, const char **argv) {
+        _cleanup_(login_done) Login l = { .h = h };
+        _cleanup_(cgfs_close) Cgfs c = { .root_fd = -EBADF };
+        const void *data = NULL;
+        CsError e = {};
+        int r;
+
+        if (pam_get_data(h, SESSION_DATA, &data) != PAM_SUCCESS || !data)
+                return PAM_IGNORE; /* open_session put this login nowhere */
+        module_args_parse(h, argc, argv, &l.args);
+        escape_for_log(((const CgfsSession *) data)->scope, LOG_NAME_MAX, l.user_esc, sizeof l.user_esc);
+        r = open_backend(&l, &c, &e);
+        if (r >= 0)
+                r = cgfs_close_session(&c, data, getpid(), &e);
+        /* the data is spent either way: a second close must not act on it again */
+        (void) pam_set_data(h, SESSION_DATA, NULL, NULL);
+        if (r < 0)
+                return fail(&l, "closing the session: %s", e.msg[0] ? e.msg : strerror(-r));
+        return PAM_SUCCESS;
+}
+
+_public_ PAM_EXTERN int pam_sm_authenticate(pam_handle_t *h, int flags, int argc, const char **argv) {
+        return PAM_IGNORE;
+}
+
+_public_ PAM_EXTERN int pam_sm_setcred(pam_handle_t *h, int flags, int argc, const char **argv) {
+        return PAM_IGNORE;
+}
+
+_public_ PAM_EXTERN int pam_sm_acct_mgmt(pam_handle_t *h, int flags, int argc, const char **argv) {
+        return PAM_IGNORE;
+}
+
+_public_ PAM_EXTERN int pam_sm_chauthtok(pam_handle_t *h, int flags, int argc, const char **argv) {
+        return PAM_IGNORE;
+}

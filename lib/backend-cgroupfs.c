@@ -111,9 +111,23 @@ static bool is_cgroupfs(const struct statfs *s) {
         return s->f_type == CGROUP_SUPER_MAGIC || s->f_type == CGROUP2_SUPER_MAGIC;
 }
 
-int cgfs_open_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
-        _cleanup_close_ int fd = -EBADF;
+/* takes fd; returns it, or an error when it is not on cgroupfs (unless a test tree is in use) */
+static int check_cgroupfs(Cgfs *c, int fd, const char *name, CsError *e) {
+        _cleanup_close_ int owned = fd;
         struct statfs sfs;
+
+        if (c->layout.check_fs) {
+                if (c->ops->fstatfs(owned, &sfs) < 0)
+                        return cs_error(e, negative_errno(), "fstatfs %s: %m", name);
+                if (!is_cgroupfs(&sfs))
+                        return cs_error(e, -EXDEV, "%s is not on cgroupfs (filesystem magic 0x%lx); refused", name,
+                                        (unsigned long) sfs.f_type);
+        }
+        return TAKE_FD(owned);
+}
+
+int cgfs_open_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
+        int fd;
 
         fd = c->ops->openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
         if (fd < 0) {
@@ -123,14 +137,7 @@ int cgfs_open_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
                                         name);
                 return cs_error(e, r, "cannot open %s: %m", name);
         }
-        if (c->layout.check_fs) {
-                if (c->ops->fstatfs(fd, &sfs) < 0)
-                        return cs_error(e, negative_errno(), "fstatfs %s: %m", name);
-                if (!is_cgroupfs(&sfs))
-                        return cs_error(e, -EXDEV, "%s is not on cgroupfs (filesystem magic 0x%lx); refused", name,
-                                        (unsigned long) sfs.f_type);
-        }
-        return TAKE_FD(fd);
+        return check_cgroupfs(c, fd, name, e);
 }
 
 int cgfs_read_file(Cgfs *c, int dirfd, const char *name, char **ret, CsError *e) {
@@ -232,7 +239,14 @@ static int walk(Cgfs *c, int dirfd, const char *path, WalkFlags flags, CsError *
 }
 
 static int open_hierarchy(Cgfs *c, const CgroupHierarchy *h, CsError *e) {
-        return *h->path ? cgfs_open_dir(c, c->root_fd, h->path, e) : cgfs_open_dir(c, c->root_fd, ".", e);
+        int fd;
+
+        /* the mount point itself may be a symlink (systemd's cpu -> cpu,cpuacct) in the root-owned
+         * tmpfs above the hierarchies; what it leads to must still be cgroupfs */
+        fd = c->ops->openat(c->root_fd, *h->path ? h->path : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+        if (fd < 0)
+                return cs_error(e, negative_errno(), "cannot open the cgroup hierarchy %s: %m", h->path);
+        return check_cgroupfs(c, fd, *h->path ? h->path : "the cgroup root", e);
 }
 
 /* <hierarchy>/<parent>/user.slice[/user-UID.slice] */
@@ -296,6 +310,12 @@ static int slice_apply(Cgfs *c, uid_t uid, const CpuKernelValues *k, WalkFlags f
         fd = open_slice_path(c, &c->layout.cpu, uid, flags, e);
         if (fd < 0)
                 return fd;
+        /* v2: the slice's own subtree too, so its sessions share the user's CPU fairly */
+        if ((flags & WALK_ENABLE_CPU) && c->layout.cpu.v2) {
+                r = cgfs_write_file(c, fd, "cgroup.subtree_control", "+cpu\n", e);
+                if (r < 0)
+                        return r;
+        }
         r = write_settings(c, fd, k, e);
         if (r < 0) {
                 cgfs_slice_name(uid, slice);
@@ -449,21 +469,28 @@ void cgfs_session_done(CgfsSession *s) {
         *s = (CgfsSession) {};
 }
 
-/* session-ID.scope, or session-pam-PID[-N].scope when the PAM environment gives no usable id */
+/* session-ID.scope, or session-pam-PID[-N].scope when the PAM environment gives no usable id.
+ * *created: name holds the scope an earlier attempt made; it is reused, not left behind for a new -N */
 static int make_scope(Cgfs *c, int slice_fd, const char *session_id, pid_t pid, char name[static CGFS_NAME_MAX],
-                      CsError *e) {
+                      bool *created, CsError *e) {
         char id[CGFS_SESSION_ID_MAX + 1];
+        int r;
 
-        if (session_id && cgfs_scope_name(session_id, name))
-                return make_dir(c, slice_fd, name, e);
+        if (*created || (session_id && cgfs_scope_name(session_id, name))) {
+                r = make_dir(c, slice_fd, name, e);
+                *created = *created || r >= 0;
+                return r;
+        }
         for (unsigned n = 0; n < CGFS_SCOPE_SUFFIX_MAX; n++) {
                 if (n == 0)
                         snprintf(id, sizeof id, "pam-%" PRIi32, (int32_t) pid);
                 else
                         snprintf(id, sizeof id, "pam-%" PRIi32 "-%u", (int32_t) pid, n);
                 cgfs_scope_name(id, name);
-                if (c->ops->mkdirat(slice_fd, name, 0755) >= 0)
+                if (c->ops->mkdirat(slice_fd, name, 0755) >= 0) {
+                        *created = true;
                         return 0;
+                }
                 if (errno != EEXIST)
                         return cs_error(e, negative_errno(), "cannot create %s: %m", name);
         }
@@ -478,7 +505,7 @@ static int join_scope(Cgfs *c, const CgroupHierarchy *h, int dirfd, pid_t pid, C
 }
 
 static int open_session_once(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, const CpuKernelValues *k,
-                             CgfsSession *s, CsError *e) {
+                             CgfsSession *s, bool *scope_created, CsError *e) {
         _cleanup_close_ int slice_fd = -EBADF, scope_fd = -EBADF, acct_fd = -EBADF;
         char path[PATH_MAX], slice[CGFS_NAME_MAX];
         int r;
@@ -486,7 +513,7 @@ static int open_session_once(Cgfs *c, uid_t uid, const char *session_id, pid_t p
         r = slice_apply(c, uid, k, WALK_CREATE | WALK_ENABLE_CPU, &slice_fd, e);
         if (r < 0)
                 return r;
-        r = make_scope(c, slice_fd, session_id, pid, s->scope, e);
+        r = make_scope(c, slice_fd, session_id, pid, s->scope, scope_created, e);
         if (r < 0)
                 return r;
         scope_fd = cgfs_open_dir(c, slice_fd, s->scope, e);
@@ -515,6 +542,7 @@ static int open_session_once(Cgfs *c, uid_t uid, const char *session_id, pid_t p
 int cgfs_open_session(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, const CpuKernelValues *k,
                       CgfsSession *ret, CsError *e) {
         CgfsSession s = { .uid = uid };
+        bool scope_created = false;
         int r;
 
         /* remembered before the move, so close can put the process back */
@@ -529,8 +557,9 @@ int cgfs_open_session(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, con
                 }
         }
         for (unsigned attempt = 0;; attempt++) {
-                s.scope[0] = '\0';
-                r = open_session_once(c, uid, session_id, pid, k, &s, e);
+                if (!scope_created)
+                        s.scope[0] = '\0';
+                r = open_session_once(c, uid, session_id, pid, k, &s, &scope_created, e);
                 /* ENOENT: a concurrent close removed the slice under us; start over */
                 if (r != -ENOENT || attempt + 1 >= CGFS_OPEN_ATTEMPTS)
                         break;

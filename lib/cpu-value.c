@@ -130,6 +130,8 @@ void cpu_limits_to_kernel(const CpuLimits *l, CpuKernelValues *ret) {
                 .period_usec = period,
                 .period_adjusted = l->quota_per_sec != CPU_QUOTA_INFINITY && period != l->period_usec,
         };
+        ret->quota_raised = l->quota_per_sec != CPU_QUOTA_INFINITY &&
+                            l->quota_per_sec * period / USEC_PER_SEC < USEC_PER_MSEC;
 }
 
 int cpu_max_format(const CpuKernelValues *k, char *buf, size_t n) {

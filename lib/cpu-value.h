@@ -47,6 +47,7 @@ typedef struct CpuKernelValues {
         uint64_t quota_usec;      /* per period; CPU_QUOTA_INFINITY = "max" / -1 */
         uint64_t period_usec;     /* after adjustment */
         bool period_adjusted;     /* the requested period had to change (warn, as systemd does) */
+        bool quota_raised;        /* the per-period quota was raised to the kernel's 1 ms minimum */
 } CpuKernelValues;
 
 int cpu_weight_parse(const char *s, uint64_t *ret);

@@ -180,6 +180,9 @@ static int apply_cgroupfs(Login *l) {
         if (k.period_adjusted)
                 pam_syslog(l->h, LOG_WARNING, "%s: CPUQuotaPeriodSec= adjusted to %" PRIu64 "us so that period and "
                            "quota stay within 1ms..1s", l->user_esc, k.period_usec);
+        if (k.quota_raised)
+                pam_syslog(l->h, LOG_WARNING, "%s: CPUQuota= raised to the kernel's minimum of 1ms per %" PRIu64
+                           "us period", l->user_esc, k.period_usec);
         r = open_backend(l, &c, &e);
         if (r >= 0)
                 r = cgfs_open_session(&c, l->user.uid, session_id(l), getpid(), &k, s, &e);
@@ -232,8 +235,10 @@ _public_ PAM_EXTERN int pam_sm_close_session(pam_handle_t *h, int flags, int arg
                 r = cgfs_close_session(&c, data, getpid(), &e);
         /* the data is spent either way: a second close must not act on it again */
         (void) pam_set_data(h, SESSION_DATA, NULL, NULL);
-        if (r < 0)
-                return fail(&l, "closing the session: %s", e.msg[0] ? e.msg : strerror(-r));
+        if (r < 0) {
+                pam_syslog(h, LOG_ERR, "%s: closing the session: %s", l.user_esc, e.msg[0] ? e.msg : strerror(-r));
+                return l.args.strict ? PAM_SESSION_ERR : PAM_IGNORE;
+        }
         return PAM_SUCCESS;
 }
 

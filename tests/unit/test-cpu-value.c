@@ -90,7 +90,8 @@ static void test_shares_translation(void **state) {
         assert_int_equal(cpu_shares_to_weight(30), 2);
 }
 
-static void check_kernel(const char *quota, const char *period, const char *want_max, bool adjusted) {
+static void check_kernel_raised(const char *quota, const char *period, const char *want_max, bool adjusted,
+                                bool raised) {
         CpuLimits l = CPU_LIMITS_DEFAULT;
         CpuKernelValues k;
         char buf[64];
@@ -103,6 +104,11 @@ static void check_kernel(const char *quota, const char *period, const char *want
         if (strcmp(buf, want_max) != 0)
                 fail_msg("CPUQuota=%s period=%s: got '%s' want '%s'", quota, period ? period : "-", buf, want_max);
         assert_int_equal(k.period_adjusted, adjusted);
+        assert_int_equal(k.quota_raised, raised);
+}
+
+static void check_kernel(const char *quota, const char *period, const char *want_max, bool adjusted) {
+        check_kernel_raised(quota, period, want_max, adjusted, false);
 }
 
 static void test_quota_to_kernel(void **state) {
@@ -117,8 +123,9 @@ static void test_quota_to_kernel(void **state) {
         check_kernel("100%", "10ms", "10000 10000\n", false);
         check_kernel("250%", "1s", "2500000 1000000\n", false);
         check_kernel("250%", "1ms", "2500 1000\n", false);
-        check_kernel("0.05%", NULL, "1000 1000000\n", true); /* wants 2 s, clamped to 1 s */
-        check_kernel("0.01%", "1s", "1000 1000000\n", false); /* raised to the 1 ms minimum */
+        check_kernel_raised("0.05%", NULL, "1000 1000000\n", true, true); /* wants 2 s, clamped to 1 s */
+        check_kernel_raised("0.01%", "1s", "1000 1000000\n", false, true); /* raised to the 1 ms minimum */
+        check_kernel_raised("0.05%", "1s", "1000 1000000\n", false, true);
         check_kernel("infinity", NULL, "max 100000\n", false);
         check_kernel("infinity", "20ms", "max 100000\n", false); /* systemd ignores the period here */
 }

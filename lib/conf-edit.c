@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "conf-edit.h"
+#include "conf.h"
+#include "macro.h"
+
+#define CONF_EDIT_HEADER "# Written by slicectl(1): change it with 'slicectl set' and 'slicectl unset'."
+
+static const ConfEditOps default_ops = {
+        .write = write,
+        .fsync = fsync,
+        .renameat = renameat,
+};
+
+static const ConfEditOps *ops_of(const ConfEdit *ed) {
+        return ed->ops ? ed->ops : &default_ops;
+}
+
+static void line_done(ConfEditLine *l) {
+        free(l->verbatim);
+        free(l->domain);
+        domain_done(&l->parsed);
+        for (Setting s = 0; s < _SETTING_MAX; s++)
+                free(l->values[s]);
+        *l = (ConfEditLine) {};
+}
+
+static bool domain_equal(const Domain *a, const Domain *b) {
+        if (a->type != b->type)
+                return false;
+        if (a->type == DOMAIN_USER || a->type == DOMAIN_GROUP)
+                return strcmp(a->name, b->name) == 0;
+        return a->uid_min == b->uid_min && a->uid_max == b->uid_max;
+}
+
+static int push_line(ConfEdit *ed, ConfEditLine *l) {
+        ConfEditLine *lines = realloc(ed->lines, (ed->n + 1) * sizeof *lines);
+
+        if (!lines)
+                return -ENOMEM;
+        ed->lines = lines;
+        ed->lines[ed->n++] = *l;
+        *l = (ConfEditLine) {};
+        return 0;
+}
+
+/* A parsed rule line back into domain text and per-setting value text. */
+static int line_from_rule(ConfEditLine *l, Rule *rule) {
+        char *save = NULL, *tok;
+
+        tok = strtok_r(rule->text, " \t", &save);
+        l->domain = strdup(tok);
+        if (!l->domain)
+                return -ENOMEM;
+        while ((tok = strtok_r(NULL, " \t", &save))) {
+                char *eq = strchr(tok, '=');
+                int s;
+
+                *eq = '\0';
+                s = setting_from_string(tok);
+                if (s < 0)
+                        return -EINVAL; /* conf_parse_line accepted it: cannot happen */
+                l->values[s] = strdup(eq + 1);
+                if (!l->values[s])
+                        return -ENOMEM;
+        }
+        l->parsed = rule->domain;
+        rule->domain = (Domain) {};
+        return 0;
+}
+
+static int parse_text(ConfEdit *ed, const char *buf, size_t len) {
+        for (size_t pos = 0; pos < len;) {
+                const char *nl = memchr(buf + pos, '\n', len - pos);
+                size_t end = nl ? (size_t) (nl - buf) : len;
+                _cleanup_free_ char *text = strndup(buf + pos, end - pos), *why = NULL;
+                ConfEditLine l = {};
+                Rule rule = {};
+                int r;
+
+                pos = end + 1;
+                if (!text)
+                        return -ENOMEM;
+                r = conf_parse_line(text, &rule, &why);
+                if (r == -ENOMEM)
+                        return r;
+                if (r == 0) {
+                        r = line_from_rule(&l, &rule);
+                        rule_done(&rule);
+                } else {
+                        l.verbatim = TAKE_PTR(text);
+                        r = 0;
+                }
+                if (r >= 0)
+                        r = push_line(ed, &l);
+                line_done(&l);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int read_existing(ConfEdit *ed) {
+        _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0, cap = 0;
+        struct stat st;
+
+        fd = openat(ed->dir_fd, CONF_EDIT_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EBADFD;
+        for (;;) {
+                ssize_t k;
+
+                if (len == cap) {
+                        char *b;
+                        if (cap >= CONF_FILE_MAX)
+                                return -EFBIG;
+                        cap = cap ? cap * 2 : 4096;
+                        b = realloc(buf, cap);
+                        if (!b)
+                                return -ENOMEM;
+                        buf = b;
+                }
+                k = read(fd, buf + len, cap - len);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return -errno;
+                if (k == 0)
+                        break;
+                len += (size_t) k;
+        }
+        ed->exists = true;
+        return parse_text(ed, buf, len);
+}
+
+int conf_edit_open(const char *dir, const ConfEditOps *ops, ConfEdit *ret, CsError *e) {
+        _cleanup_(conf_edit_done) ConfEdit ed = { .dir_fd = -EBADF, .lock_fd = -EBADF, .ops = ops };
+        int r;
+
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return cs_error(e, -errno, "cannot create %s: %m", dir);
+        if (asprintf(&ed.path, "%s/%s", dir, CONF_EDIT_FILE) < 0) {
+                ed.path = NULL;
+                return -ENOMEM;
+        }
+        ed.dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (ed.dir_fd < 0)
+                return cs_error(e, -errno, "cannot open %s: %m", dir);
+        ed.lock_fd = openat(ed.dir_fd, CONF_EDIT_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+        if (ed.lock_fd < 0)
+                return cs_error(e, -errno, "cannot open lock file %s/%s: %m", dir, CONF_EDIT_LOCK);
+        while (flock(ed.lock_fd, LOCK_EX) < 0)
+                if (errno != EINTR)
+                        return cs_error(e, -errno, "cannot lock %s/%s: %m", dir, CONF_EDIT_LOCK);
+        r = read_existing(&ed);
+        if (r < 0)
+                return cs_error(e, r, "cannot read %s: %m", ed.path);
+        *ret = ed;
+        ed = (ConfEdit) { .dir_fd = -EBADF, .lock_fd = -EBADF };
+        return 0;
+}
+
+static int parse_domain(const char *domain, Domain *ret, char **ret_reason) {
+        const char *why = NULL;
+        int r = domain_parse(domain, ret, &why);
+
+        if (r < 0 && r != -ENOMEM && asprintf(ret_reason, "%s: '%s'", why, domain) < 0)
+                *ret_reason = NULL;
+        return r;
+}
+
+int conf_edit_set(ConfEdit *ed, const char *domain, char *const *assignments, size_t n, char **ret_reason) {
+        _cleanup_free_ char *text = NULL;
+        ConfEditLine l = {};
+        Rule rule = {};
+        size_t len;
+        ssize_t last = -1;
+        int r;
+
+        *ret_reason = NULL;
+        if (n == 0)
+                return asprintf(ret_reason, "no settings given (allowed: %s)", settings_allowed()) < 0 ? -ENOMEM
+                                                                                                      : -EINVAL;
+        /* the line as the module would read it: exactly its validation, its messages */
+        len = strlen(domain) + 1;
+        for (size_t i = 0; i < n; i++) {
+                if (strpbrk(assignments[i], " \t\n#"))
+                        return asprintf(ret_reason, "'%s': no blanks or '#' in a setting", assignments[i]) < 0
+                                       ? -ENOMEM
+                                       : -EINVAL;
+                len += strlen(assignments[i]) + 1;
+        }
+        if (strpbrk(domain, " \t\n#") || !*domain)
+                return asprintf(ret_reason, "bad domain '%s'", domain) < 0 ? -ENOMEM : -EINVAL;
+        text = malloc(len + 1);
+        if (!text)
+                return -ENOMEM;
+        strcpy(text, domain);
+        for (size_t i = 0; i < n; i++)
+                strcat(strcat(text, " "), assignments[i]);
+        r = conf_parse_line(text, &rule, ret_reason);
+        if (r != 0)
+                return r < 0 ? r : -EINVAL;
+
+        for (size_t i = 0; i < ed->n; i++)
+                if (ed->lines[i].domain && domain_equal(&ed->lines[i].parsed, &rule.domain))
+                        last = (ssize_t) i;
+        if (last < 0) {
+                r = line_from_rule(&l, &rule);
+                if (r >= 0)
+                        r = push_line(ed, &l);
+                line_done(&l);
+                rule_done(&rule);
+                return r;
+        }
+        r = line_from_rule(&l, &rule);
+        rule_done(&rule);
+        if (r < 0) {
+                line_done(&l);
+                return r;
+        }
+        /* merge into the domain's last line; earlier duplicates (hand edits) lose these settings */
+        for (Setting s = 0; s < _SETTING_MAX; s++) {
+                if (!l.values[s])
+                        continue;
+                for (ssize_t i = 0; i < last; i++)
+                        if (ed->lines[i].domain && domain_equal(&ed->lines[i].parsed, &l.parsed)) {
+                                free(ed->lines[i].values[s]);
+                                ed->lines[i].values[s] = NULL;
+                        }
+                free(ed->lines[last].values[s]);
+                ed->lines[last].values[s] = TAKE_PTR(l.values[s]);
+        }
+        line_done(&l);
+        return 0;
+}
+
+static bool line_empty(const ConfEditLine *l) {
+        for (Setting s = 0; s < _SETTING_MAX; s++)
+                if (l->values[s])
+                        return false;
+        return true;
+}
+
+int conf_edit_unset(ConfEdit *ed, const char *domain, unsigned mask, char **ret_reason) {
+        Domain d = {};
+        size_t j = 0;
+        int r, removed = 0;
+
+        *ret_reason = NULL;
+        r = parse_domain(domain, &d, ret_reason);
+        if (r < 0)
+                return r;
+        if (mask == 0)
+                mask = (1u << _SETTING_MAX) - 1;
+        for (size_t i = 0; i < ed->n; i++) {
+                ConfEditLine *l = &ed->lines[i];
+
+                if (l->domain && domain_equal(&l->parsed, &d)) {
+                        for (Setting s = 0; s < _SETTING_MAX; s++)
+                                if ((mask & (1u << s)) && l->values[s]) {
+                                        free(l->values[s]);
+                                        l->values[s] = NULL;
+                                        removed++;
+                                }
+                        if (line_empty(l)) {
+                                line_done(l);
+                                continue;
+                        }
+                }
+                ed->lines[j++] = *l;
+        }
+        ed->n = j;
+        domain_done(&d);
+        return removed;
+}
+
+int conf_edit_render(const ConfEdit *ed, char **ret) {
+        _cleanup_free_ char *buf = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        f = open_memstream(&buf, &size);
+        if (!f)
+                return -ENOMEM;
+        if (ed->n == 0 || !ed->lines[0].verbatim || strcmp(ed->lines[0].verbatim, CONF_EDIT_HEADER) != 0)
+                fputs(CONF_EDIT_HEADER "\n", f);
+        for (size_t i = 0; i < ed->n; i++) {
+                const ConfEditLine *l = &ed->lines[i];
+
+                if (l->verbatim) {
+                        fprintf(f, "%s\n", l->verbatim);
+                        continue;
+                }
+                if (line_empty(l))
+                        continue; /* a hand-written duplicate whose settings moved to the last line */
+                fputs(l->domain, f);
+                for (Setting s = 0; s < _SETTING_MAX; s++)
+                        if (l->values[s])
+                                fprintf(f, " %s=%s", setting_to_string(s), l->values[s]);
+                fputc('\n', f);
+        }
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+static int open_temp(int dir_fd, char name[static 64]) {
+        for (int tries = 0; tries < 100; tries++) {
+                uint64_t rnd;
+                int fd;
+
+                if (getrandom(&rnd, sizeof rnd, 0) != sizeof rnd)
+                        rnd = (uint64_t) getpid() * 1000003u + (uint64_t) tries;
+                snprintf(name, 64, ".%s.%016llx", CONF_EDIT_FILE, (unsigned long long) rnd);
+                fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
+                if (fd >= 0 || errno != EEXIST)
+                        return fd < 0 ? -errno : fd;
+        }
+        return -EEXIST;
+}
+
+static int write_all(const ConfEditOps *ops, int fd, const char *buf, size_t n) {
+        while (n > 0) {
+                ssize_t k = ops->write(fd, buf, n);
+
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return negative_errno();
+                if (k == 0)
+                        return -EIO;
+                buf += k;
+                n -= (size_t) k;
+        }
+        return 0;
+}
+
+int conf_edit_commit(ConfEdit *ed, CsError *e) {
+        const ConfEditOps *ops = ops_of(ed);
+        _cleanup_free_ char *text = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        char tmp[64];
+        int r;
+
+        r = conf_edit_render(ed, &text);
+        if (r < 0)
+                return r;
+        fd = open_temp(ed->dir_fd, tmp);
+        if (fd < 0)
+                return cs_error(e, fd, "cannot create a temporary file next to %s: %m", ed->path);
+        /* the umask must not decide: the module refuses group- or world-writable files */
+        if (fchmod(fd, 0644) < 0) {
+                r = cs_error(e, -errno, "chmod %s: %m", tmp);
+                goto fail;
+        }
+        if (geteuid() == 0 && fchown(fd, 0, 0) < 0) {
+                r = cs_error(e, -errno, "chown %s: %m", tmp);
+                goto fail;
+        }
+        r = write_all(ops, fd, text, strlen(text));
+        if (r < 0) {
+                cs_error(e, r, "writing %s: %m", ed->path);
+                goto fail;
+        }
+        if (ops->fsync(fd) < 0) {
+                r = cs_error(e, negative_errno(), "fsync %s: %m", ed->path);
+                goto fail;
+        }
+        if (ops->renameat(ed->dir_fd, tmp, ed->dir_fd, CONF_EDIT_FILE) < 0) {
+                r = cs_error(e, negative_errno(), "cannot replace %s: %m", ed->path);
+                goto fail;
+        }
+        /* the rename itself must reach the disk before we report success */
+        if (fsync(ed->dir_fd) < 0)
+                return cs_error(e, -errno, "fsync of the directory of %s: %m", ed->path);
+        ed->exists = true;
+        return 0;
+fail:
+        (void) unlinkat(ed->dir_fd, tmp, 0);
+        return r;
+}
+
+void conf_edit_done(ConfEdit *ed) {
+        for (size_t i = 0; i < ed->n; i++)
+                line_done(&ed->lines[i]);
+        free(ed->lines);
+        free(ed->path);
+        closep(&ed->lock_fd); /* releases the flock */
+        closep(&ed->dir_fd);
+        *ed = (ConfEdit) { .dir_fd = -EBADF, .lock_fd = -EBADF };
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Live state of the user slices, read through a Cgfs handle in one pass over the tree:
+ *
+ *   <cpu hierarchy>/<parent>/user.slice/user-UID.slice          weight/shares/idle, quota, cpu.stat
+ *   <acct hierarchy>/<parent>/user.slice/user-UID.slice         usage (v2 cpu.stat or cpuacct.usage)
+ *   .../user-UID.slice/session-ID.scope/cgroup.procs            processes (comm from /proc/PID/comm)
+ *
+ * Usage comes from the accounting mirror when the layout has one, else from the cpu hierarchy;
+ * pressure from cpu.pressure in whichever of the two is cgroup2. A file the kernel does not
+ * offer (or does not let us read) leaves its figure absent rather than failing the read. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "backend-cgroupfs.h"
+#include "cgroup-stat.h"
+#include "error.h"
+
+typedef struct ScopeInfo {
+        char *name;             /* "session-3.scope" */
+        pid_t *pids;            /* with SLICE_READ_PROCS */
+        char **comms;           /* NULL entries where /proc/PID/comm was gone */
+        size_t n_pids;
+} ScopeInfo;
+
+typedef struct SliceInfo {
+        uid_t uid;
+        bool idle;              /* cpu.idle is 1 (v2, and v1 since 5.15) */
+        uint64_t weight;        /* v2 cpu.weight; CGSTAT_NONE on v1 or absent */
+        uint64_t shares;        /* v1 cpu.shares; CGSTAT_NONE on v2 or absent */
+        bool have_quota;        /* cpu.max / cpu.cfs_quota_us was readable */
+        uint64_t quota_usec;    /* per period; CPU_QUOTA_INFINITY: no limit */
+        uint64_t period_usec;   /* CGSTAT_NONE: absent */
+        CpuStat stat;           /* throttling from the cpu hierarchy, usage from the accounting one */
+        double pressure;        /* cpu.pressure some avg10; < 0: no PSI */
+        size_t n_scopes;
+        ScopeInfo *scopes;      /* with SLICE_READ_SCOPES */
+} SliceInfo;
+
+typedef struct SliceList {
+        SliceInfo *slices;      /* sorted by uid */
+        size_t n;
+} SliceList;
+
+typedef enum SliceReadFlags {
+        SLICE_READ_SCOPES = 1 << 0,     /* scope names (the count is always there) */
+        SLICE_READ_PROCS = 1 << 1,      /* and their processes; implies SLICE_READ_SCOPES */
+} SliceReadFlags;
+
+typedef struct UsageSample {
+        uid_t uid;
+        uint64_t usage_usec;    /* CGSTAT_NONE: not readable */
+} UsageSample;
+
+/* "user-1000.slice" → 1000; -EINVAL for anything else. */
+int slice_name_to_uid(const char *name, uid_t *ret);
+
+/* Every user-UID.slice below user.slice; an absent user.slice is an empty list. */
+int slice_read_all(Cgfs *c, SliceReadFlags flags, SliceList *ret, CsError *e);
+/* One slice; -ENOENT if the user has none. */
+int slice_read_one(Cgfs *c, uid_t uid, SliceReadFlags flags, SliceInfo *ret, CsError *e);
+/* Just the usage counters, one file per slice: the cheap first half of a CPU% sample. */
+int slice_read_usage(Cgfs *c, UsageSample **ret, size_t *ret_n, CsError *e);
+
+void slice_info_done(SliceInfo *s);
+void slice_list_free(SliceList *l);

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The seam between slicectl and the way slices are kept. Only cgroupfs exists today; the systemd
+ * backend (asking PID 1 over D-Bus) slots in as a second SliceBackendOps. */
+
+#include "backend-cgroupfs.h"
+#include "error.h"
+#include "slice-read.h"
+
+typedef struct SliceBackend SliceBackend;
+
+typedef struct SliceBackendOps {
+        const char *name;
+        int (*read_all)(SliceBackend *b, SliceReadFlags flags, SliceList *ret, CsError *e);
+        int (*read_one)(SliceBackend *b, uid_t uid, SliceReadFlags flags, SliceInfo *ret, CsError *e);
+        int (*read_usage)(SliceBackend *b, UsageSample **ret, size_t *ret_n, CsError *e);
+        /* writes an existing slice; never creates one */
+        int (*update)(SliceBackend *b, uid_t uid, const CpuKernelValues *k, CsError *e);
+        int (*gc)(SliceBackend *b, CsError *e);
+        void (*close)(SliceBackend *b);
+} SliceBackendOps;
+
+struct SliceBackend {
+        const SliceBackendOps *ops;
+        bool v2;                /* the cpu controller speaks cgroup2 (cpu.weight) rather than v1 (cpu.shares) */
+        Cgfs cgfs;
+};
+
+/* From --cgroup-root, --parent and --cgroup-layout. */
+int backend_open(SliceBackend *ret, CsError *e);
+void backend_close(SliceBackend *b);

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "format.h"
+
+const char *format_usec(uint64_t usec, char buf[static FORMAT_MAX]) {
+        if (usec < 1000)
+                snprintf(buf, FORMAT_MAX, "%" PRIu64 " us", usec);
+        else if (usec < 1000000 && usec % 1000 == 0)
+                snprintf(buf, FORMAT_MAX, "%" PRIu64 " ms", usec / 1000);
+        else if (usec < 1000000)
+                snprintf(buf, FORMAT_MAX, "%.1f ms", (double) usec / 1e3);
+        else if (usec < 60 * UINT64_C(1000000) && usec % 1000000 == 0)
+                snprintf(buf, FORMAT_MAX, "%" PRIu64 " s", usec / 1000000);
+        else if (usec < 60 * UINT64_C(1000000))
+                snprintf(buf, FORMAT_MAX, "%.1f s", (double) usec / 1e6);
+        else if (usec < 3600 * UINT64_C(1000000))
+                snprintf(buf, FORMAT_MAX, "%" PRIu64 " min %" PRIu64 " s", usec / 60000000, usec / 1000000 % 60);
+        else
+                snprintf(buf, FORMAT_MAX, "%" PRIu64 " h %" PRIu64 " min", usec / 3600000000, usec / 60000000 % 60);
+        return buf;
+}
+
+const char *format_percent(double pct, char buf[static FORMAT_MAX]) {
+        if (pct >= 100.0 || pct == 0.0)
+                snprintf(buf, FORMAT_MAX, "%.0f %%", pct);
+        else
+                snprintf(buf, FORMAT_MAX, "%.1f %%", pct);
+        return buf;
+}

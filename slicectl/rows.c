@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cpu-value.h"
+#include "rows.h"
+#include "slicectl.h"
+
+static uint64_t now_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}
+
+static void sleep_usec(uint64_t usec) {
+        struct timespec ts = { (time_t) (usec / USEC_PER_SEC), (long) (usec % USEC_PER_SEC) * 1000 };
+
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
+
+uint64_t row_weight(bool v2, const SliceInfo *info, const Resolved *res) {
+        if (info->idle)
+                return CPU_WEIGHT_IDLE;
+        if (v2)
+                return info->weight;
+        if (info->shares == CGSTAT_NONE)
+                return CGSTAT_NONE;
+        if (res && cpu_weight_to_shares(res->limits.weight) == info->shares)
+                return res->limits.weight;
+        return cpu_shares_to_weight(info->shares);
+}
+
+/* Usage samples are sorted by uid: slices come back from readdir in any order. */
+static int cmp_sample(const void *a, const void *b) {
+        uid_t x = ((const UsageSample *) a)->uid, y = ((const UsageSample *) b)->uid;
+
+        return x < y ? -1 : x > y;
+}
+
+static const UsageSample *find_sample(const Sampler *s, uid_t uid) {
+        UsageSample key = { .uid = uid };
+
+        return s->n_prev ? bsearch(&key, s->prev, s->n_prev, sizeof key, cmp_sample) : NULL;
+}
+
+static int prime(SliceBackend *b, Sampler *s, CsError *e) {
+        uint64_t t0 = now_usec();
+        int r;
+
+        r = b->ops->read_usage(b, &s->prev, &s->n_prev, e);
+        if (r < 0)
+                return r;
+        s->t_prev = (t0 + now_usec()) / 2;
+        if (s->n_prev > 1)
+                qsort(s->prev, s->n_prev, sizeof *s->prev, cmp_sample);
+        s->primed = true;
+        if (arg_interval_usec > 0)
+                sleep_usec(arg_interval_usec);
+        return 0;
+}
+
+/* Ends the sample: CPU% from the previous usage, and this read becomes the next baseline. */
+static int sample(Sampler *s, Rows *rows, uint64_t t) {
+        UsageSample *cur = calloc(rows->n ? rows->n : 1, sizeof *cur);
+        double dt = (double) (t - s->t_prev);
+
+        if (!cur)
+                return -ENOMEM;
+        for (size_t i = 0; i < rows->n; i++) {
+                SliceRow *row = &rows->rows[i];
+                const UsageSample *p = find_sample(s, row->info.uid);
+                uint64_t u = row->info.stat.usage_usec;
+
+                row->cpu_percent = -1.0;
+                if (p && p->usage_usec != CGSTAT_NONE && u != CGSTAT_NONE && dt > 0)
+                        row->cpu_percent = u >= p->usage_usec ? (double) (u - p->usage_usec) * 100.0 / dt : 0.0;
+                cur[i] = (UsageSample) { row->info.uid, u };
+        }
+        free(s->prev);
+        s->prev = cur;
+        s->n_prev = rows->n;
+        s->t_prev = t;
+        return 0; /* rows come sorted by uid: so is cur */
+}
+
+int ident_for_uid(uid_t uid, UserIdent *ret) {
+        static const char *const none[] = { NULL };
+        UserIdent u = { .uid = uid, .gid = (gid_t) -1 };
+        int r;
+
+        r = user_lookup_uid(uid, ret);
+        if (r != -ENOENT)
+                return r;
+        if (asprintf(&u.name, "%u", (unsigned) uid) < 0)
+                return -ENOMEM;
+        r = user_set_groups(&u, none);
+        if (r < 0) {
+                user_done(&u);
+                return r;
+        }
+        *ret = u;
+        return 0;
+}
+
+static int fill_row(Rows *rows, SliceRow *row, bool v2) {
+        UserIdent u = {};
+        int r;
+
+        r = ident_for_uid(row->info.uid, &u);
+        if (r < 0)
+                return r;
+        row->user = TAKE_PTR(u.name);
+        u.name = strdup(row->user);
+        if (!u.name) {
+                user_done(&u);
+                return -ENOMEM;
+        }
+        row->have_config = rules_resolve(&rows->rules, &u, &row->res) >= 0;
+        user_done(&u);
+        row->weight = row_weight(v2, &row->info, row->have_config ? &row->res : NULL);
+        row->quota_percent = !row->info.have_quota || row->info.period_usec == CGSTAT_NONE
+                                     ? -1.0
+                                     : cpu_quota_percent(row->info.quota_usec, row->info.period_usec);
+        row->cpu_percent = -1.0;
+        return 0;
+}
+
+int rows_collect(SliceBackend *b, Sampler *s, SliceReadFlags flags, Rows *ret, CsError *e) {
+        Rows rows = {};
+        SliceList l = {};
+        uint64_t t0, t1;
+        DiagList d = {};
+        int r;
+
+        if (s && !s->primed) {
+                r = prime(b, s, e);
+                if (r < 0)
+                        return r;
+        }
+        t0 = now_usec();
+        r = b->ops->read_all(b, flags, &l, e);
+        if (r < 0)
+                return r;
+        t1 = now_usec();
+        /* the config only sharpens the v1 weight; a config we cannot read is not an error here */
+        (void) conf_load(&rows.rules, &arg_conf, CONF_PERMS_ENFORCE, &d);
+        diag_list_free(&d);
+        rows.rows = calloc(l.n ? l.n : 1, sizeof *rows.rows);
+        if (!rows.rows) {
+                slice_list_free(&l);
+                ruleset_free(&rows.rules);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < l.n; i++) {
+                rows.rows[i].info = l.slices[i];
+                l.slices[i] = (SliceInfo) {};
+                rows.n++;
+                r = fill_row(&rows, &rows.rows[i], b->v2);
+                if (r < 0)
+                        goto fail;
+        }
+        slice_list_free(&l);
+        if (s) {
+                r = sample(s, &rows, (t0 + t1) / 2);
+                if (r < 0)
+                        goto fail;
+        }
+        *ret = rows;
+        return 0;
+fail:
+        slice_list_free(&l);
+        rows_free(&rows);
+        return r;
+}
+
+void rows_free(Rows *r) {
+        for (size_t i = 0; i < r->n; i++) {
+                slice_info_done(&r->rows[i].info);
+                free(r->rows[i].user);
+        }
+        free(r->rows);
+        ruleset_free(&r->rules);
+        *r = (Rows) {};
+}
+
+void sampler_done(Sampler *s) {
+        free(s->prev);
+        *s = (Sampler) {};
+}
+
+unsigned slice_drift(bool v2, const SliceInfo *info, const CpuKernelValues *k) {
+        unsigned m = 0;
+
+        if (v2 ? info->idle != k->idle || (!k->idle && info->weight != k->weight) : info->shares != k->shares)
+                m |= 1u << SETTING_WEIGHT;
+        if (info->have_quota && info->quota_usec != k->quota_usec)
+                m |= 1u << SETTING_QUOTA;
+        if (info->period_usec != k->period_usec)
+                m |= 1u << SETTING_PERIOD;
+        return m;
+}
+
+const char *live_value(bool v2, const SliceInfo *info, const Resolved *res, Setting s, char buf[static CPU_FORMAT_MAX]) {
+        uint64_t w;
+
+        switch (s) {
+        case SETTING_SLICE:
+                return "yes";
+        case SETTING_WEIGHT:
+                w = row_weight(v2, info, res);
+                return w == CGSTAT_NONE ? "?" : cpu_weight_format(w, buf);
+        case SETTING_QUOTA:
+                if (!info->have_quota || info->period_usec == CGSTAT_NONE || info->period_usec == 0)
+                        return "?";
+                if (info->quota_usec == CPU_QUOTA_INFINITY)
+                        return "infinity";
+                return cpu_quota_format(info->quota_usec * USEC_PER_SEC / info->period_usec, buf);
+        case SETTING_PERIOD:
+                return info->period_usec == CGSTAT_NONE ? "?" : cpu_period_format(info->period_usec, buf);
+        default:
+                return "?";
+        }
+}

@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* slicectl(1): argv and verb dispatch. The verbs live in verbs-*.c, the data gathering in
+ * rows.c, the column table in table.c (the lsirq.c / irq-common.c split). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "cgroup-layout.h"
+#include "cpu-value.h"
+#include "parse-util.h"
+#include "slicectl.h"
+#include "table.h"
+
+bool arg_json;
+bool arg_raw;
+bool arg_noheadings;
+const char *arg_output;
+const char *arg_sort;
+uint64_t arg_interval_usec = 200 * USEC_PER_MSEC;
+uint64_t arg_delay_usec = USEC_PER_SEC;
+unsigned arg_iterations;
+bool arg_batch;
+bool arg_runtime;
+ConfPaths arg_conf;
+const char *arg_cgroup_root;
+const char *arg_parent;
+int arg_layout = -1;
+
+int log_error(int r, const char *fmt, ...) {
+        va_list ap;
+
+        fputs("slicectl: ", stderr);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+        return r < 0 ? r : -EINVAL;
+}
+
+void log_warning(const char *fmt, ...) {
+        va_list ap;
+
+        fputs("slicectl: warning: ", stderr);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+}
+
+ConfPaths conf_paths(void) {
+        ConfPaths p = arg_conf;
+
+        conf_paths_fill_defaults(&p);
+        return p;
+}
+
+int load_config(RuleSet *rs) {
+        DiagList d = {};
+        char buf[1024];
+        int r;
+
+        r = conf_load(rs, &arg_conf, CONF_PERMS_ENFORCE, &d);
+        for (size_t i = 0; i < d.n; i++)
+                log_warning("%s", diag_format(&d.items[i], buf, sizeof buf));
+        diag_list_free(&d);
+        if (r == -ENOMEM)
+                return log_error(r, "out of memory");
+        return 0; /* refused files are skipped, as the module skips them */
+}
+
+int resolve_user_arg(const char *arg, bool allow_unknown_uid, UserIdent *ret) {
+        uint32_t uid;
+        int r;
+
+        if (all_digits(arg)) {
+                if (safe_atou32(arg, &uid) < 0 || uid == UINT32_MAX)
+                        return log_error(-ERANGE, "uid out of range: %s", arg);
+                r = allow_unknown_uid ? ident_for_uid((uid_t) uid, ret) : user_lookup_uid((uid_t) uid, ret);
+        } else
+                r = user_lookup(arg, ret);
+        if (r == -ENOENT)
+                return log_error(r, "unknown user '%s'", arg);
+        if (r < 0)
+                return log_error(r, "cannot look up user '%s': %s", arg, strerror(-r));
+        return 0;
+}
+
+int require_root(const char *verb, const char *what) {
+        if (geteuid() == 0)
+                return 0;
+        return log_error(-EPERM, "'%s' needs root: it %s", verb, what);
+}
+
+void log_change(const char *fmt, ...) {
+        const char *sudo = getenv("SUDO_USER");
+        char msg[1024];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        openlog("slicectl", LOG_PID, LOG_AUTHPRIV);
+        if (sudo)
+                syslog(LOG_NOTICE, "uid %u (sudo from %s): %s", (unsigned) getuid(), sudo, msg);
+        else
+                syslog(LOG_NOTICE, "uid %u: %s", (unsigned) getuid(), msg);
+        closelog();
+}
+
+static void help(void) {
+        printf("Usage: slicectl [OPTIONS] COMMAND ...\n"
+               "\n"
+               "Inspect, explain, validate and edit the CPU slices pam_cpuslice gives users.\n"
+               "\n"
+               "Commands:\n"
+               "  list                     one row per user slice: settings, CPU%%, throttling, pressure\n"
+               "  status USER|UID          settings and where they come from, drift, sessions, cpu.stat\n"
+               "  top                      list, refreshed (q quits)\n"
+               "  explain USER|UID         for each setting, the winning line and the lines it overrode\n"
+               "  check [FILE...]          validate the config (exit status 0 or 1)\n"
+               "  set DOMAIN SETTING=VALUE...  persist in 50-slicectl.conf and apply to running slices\n"
+               "  unset DOMAIN [SETTING...]    remove what set added, and apply\n"
+               "  apply [USER...]          re-apply the config to running slices\n"
+               "  gc                       remove empty user slices and session scopes\n"
+               "\n"
+               "Options:\n"
+               "  -J, --json               JSON output (list, top)\n"
+               "  -r, --raw                raw output: no alignment, plain numbers\n"
+               "  -n, --noheadings         no column headings\n"
+               "  -o, --output LIST        columns to show (+LIST appends to the default)\n"
+               "  -H, --list-columns       list the columns and exit\n"
+               "  -s, --sort COLUMN        sort by COLUMN (default CPU%%)\n"
+               "  -i, --interval TIME      CPU%% sample interval (default 200ms)\n"
+               "  -d, --delay TIME         top: time between refreshes (default 1s)\n"
+               "  -N, --iterations N       top: refresh N times, then exit\n"
+               "  -b, --batch              top: no terminal control, for scripts\n"
+               "      --runtime            set/unset: edit %s/50-slicectl.conf (gone at reboot)\n"
+               "      --conf FILE          main config file (default %s)\n"
+               "      --confdir DIR        drop-in directory (default %s)\n"
+               "      --rundir DIR         runtime drop-in directory (default %s)\n"
+               "      --cgroup-root DIR    cgroup mount root (default /sys/fs/cgroup)\n"
+               "      --parent PATH        cgroup below which user.slice lives (default: the root)\n"
+               "      --cgroup-layout NAME unified, legacy or hybrid (default: detect)\n"
+               "  -h, --help               this help\n"
+               "  -V, --version            version\n"
+               "\n"
+               "See slicectl(1) and cpuslice.conf(5).\n",
+               CONF_RUN_DIR, CONF_MAIN_FILE, CONF_DROP_IN_DIR, CONF_RUN_DIR);
+}
+
+/* "200ms", "1.5s", "500us", "2" (seconds) */
+static int parse_time(const char *s, uint64_t *ret) {
+        static const struct {
+                const char *unit;
+                uint64_t usec;
+        } units[] = { { "us", 1 }, { "ms", USEC_PER_MSEC }, { "s", USEC_PER_SEC }, { "", USEC_PER_SEC } };
+        size_t n = strspn(s, "0123456789.");
+        char num[32];
+        uint64_t thousandths;
+
+        if (n == 0 || n >= sizeof num)
+                return -EINVAL;
+        memcpy(num, s, n);
+        num[n] = '\0';
+        if (parse_fixed_point(num, 3, &thousandths) < 0)
+                return -EINVAL;
+        for (size_t i = 0; i < ELEMENTSOF(units); i++)
+                if (strcmp(s + n, units[i].unit) == 0) {
+                        if (thousandths > UINT64_MAX / units[i].usec / 2)
+                                return -ERANGE;
+                        *ret = thousandths * units[i].usec / 1000;
+                        return *ret > 3600 * USEC_PER_SEC ? -ERANGE : 0;
+                }
+        return -EINVAL;
+}
+
+enum {
+        ARG_RUNTIME = 0x100,
+        ARG_CONF,
+        ARG_CONFDIR,
+        ARG_RUNDIR,
+        ARG_CGROUP_ROOT,
+        ARG_PARENT,
+        ARG_CGROUP_LAYOUT,
+};
+
+static int parse_argv(int argc, char **argv) {
+        static const struct option options[] = {
+                { "json", no_argument, NULL, 'J' },
+                { "raw", no_argument, NULL, 'r' },
+                { "noheadings", no_argument, NULL, 'n' },
+                { "output", required_argument, NULL, 'o' },
+                { "list-columns", no_argument, NULL, 'H' },
+                { "sort", required_argument, NULL, 's' },
+                { "interval", required_argument, NULL, 'i' },
+                { "delay", required_argument, NULL, 'd' },
+                { "iterations", required_argument, NULL, 'N' },
+                { "batch", no_argument, NULL, 'b' },
+                { "runtime", no_argument, NULL, ARG_RUNTIME },
+                { "conf", required_argument, NULL, ARG_CONF },
+                { "confdir", required_argument, NULL, ARG_CONFDIR },
+                { "rundir", required_argument, NULL, ARG_RUNDIR },
+                { "cgroup-root", required_argument, NULL, ARG_CGROUP_ROOT },
+                { "parent", required_argument, NULL, ARG_PARENT },
+                { "cgroup-layout", required_argument, NULL, ARG_CGROUP_LAYOUT },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, 'V' },
+                {},
+        };
+        uint32_t n;
+        int c;
+
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, ":Jrno:Hs:i:d:N:bhV", options, NULL)) >= 0)
+                switch (c) {
+                case 'J':
+                        arg_json = true;
+                        break;
+                case 'r':
+                        arg_raw = true;
+                        break;
+                case 'n':
+                        arg_noheadings = true;
+                        break;
+                case 'o':
+                        arg_output = optarg;
+                        break;
+                case 'H':
+                        columns_help(stdout);
+                        return 0;
+                case 's':
+                        arg_sort = optarg;
+                        break;
+                case 'i':
+                        if (parse_time(optarg, &arg_interval_usec) < 0)
+                                return log_error(-EINVAL, "bad --interval '%s' (e.g. 200ms, 1s; at most 1h)", optarg);
+                        break;
+                case 'd':
+                        if (parse_time(optarg, &arg_delay_usec) < 0 || arg_delay_usec == 0)
+                                return log_error(-EINVAL, "bad --delay '%s' (e.g. 500ms, 2s; above 0, at most 1h)",
+                                                 optarg);
+                        break;
+                case 'N':
+                        if (safe_atou32(optarg, &n) < 0 || n == 0)
+                                return log_error(-EINVAL, "bad --iterations '%s' (a number above 0)", optarg);
+                        arg_iterations = n;
+                        break;
+                case 'b':
+                        arg_batch = true;
+                        break;
+                case ARG_RUNTIME:
+                        arg_runtime = true;
+                        break;
+                case ARG_CONF:
+                        arg_conf.main_file = optarg;
+                        break;
+                case ARG_CONFDIR:
+                        arg_conf.drop_in_dir = optarg;
+                        break;
+                case ARG_RUNDIR:
+                        arg_conf.run_dir = optarg;
+                        break;
+                case ARG_CGROUP_ROOT:
+                        arg_cgroup_root = optarg;
+                        break;
+                case ARG_PARENT:
+                        arg_parent = optarg;
+                        break;
+                case ARG_CGROUP_LAYOUT:
+                        arg_layout = cgroup_layout_kind_from_string(optarg);
+                        if (arg_layout < 0)
+                                return log_error(-EINVAL, "unknown --cgroup-layout '%s' (unified, legacy or hybrid)",
+                                                 optarg);
+                        break;
+                case 'h':
+                        help();
+                        return 0;
+                case 'V':
+                        printf("slicectl %s\n", PACKAGE_VERSION);
+                        return 0;
+                case ':':
+                        return log_error(-EINVAL, "option '%s' needs a value", argv[optind - 1]);
+                default:
+                        return log_error(-EINVAL, "unknown option '%s' (see --help)", argv[optind - 1]);
+                }
+        if (arg_json && arg_raw)
+                return log_error(-EINVAL, "--json and --raw do not go together");
+        return 1;
+}
+
+static const struct {
+        const char *name;
+        int (*run)(int argc, char **argv);
+} verbs[] = {
+        { "list", verb_list },   { "status", verb_status }, { "top", verb_top },
+        { "explain", verb_explain }, { "check", verb_check }, { "set", verb_set },
+        { "unset", verb_unset }, { "apply", verb_apply },   { "gc", verb_gc },
+};
+
+int main(int argc, char **argv) {
+        const char *verb;
+        int r;
+
+        r = parse_argv(argc, argv);
+        if (r <= 0)
+                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        argc -= optind;
+        argv += optind;
+        verb = argc > 0 ? argv[0] : "list";
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                if (strcmp(verb, verbs[i].name) == 0) {
+                        char *list_argv[] = { "list", NULL };
+                        r = verbs[i].run(argc > 0 ? argc : 1, argc > 0 ? argv : list_argv);
+                        if (fflush(stdout) != 0 && r >= 0)
+                                r = log_error(-EIO, "cannot write output: %m");
+                        /* status uses 3 for "no slice", as systemctl status does for an inactive unit */
+                        return r < 0 ? EXIT_FAILURE : r;
+                }
+        if (strcmp(verb, "help") == 0) {
+                help();
+                return EXIT_SUCCESS;
+        }
+        log_error(-EINVAL, "unknown command '%s' (see --help)", verb);
+        return EXIT_FAILURE;
+}

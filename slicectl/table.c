@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <libsmartcols.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cpu-value.h"
+#include "format.h"
+#include "slicectl.h"
+#include "table.h"
+
+enum {
+        COL_USER,
+        COL_UID,
+        COL_SESSIONS,
+        COL_WEIGHT,
+        COL_QUOTA,
+        COL_PERIOD,
+        COL_CPU,
+        COL_TIME,
+        COL_THROTTLED,
+        COL_NR_PERIODS,
+        COL_NR_THROTTLED,
+        COL_THROTTLED_TIME,
+        COL_PRESSURE,
+        _COL_MAX,
+};
+
+struct colinfo {
+        const char *name;       /* table header, --output and --sort */
+        const char *json_name;  /* key in --json (a stable interface: see slicectl(1)) */
+        double whint;
+        int flags;
+        int json_type;
+        bool descending;        /* figures sort biggest first; names and ids ascending */
+        const char *help;
+};
+
+static const struct colinfo infos[_COL_MAX] = {
+        [COL_USER] = { "USER", "user", 8, 0, SCOLS_JSON_STRING, false, "user name (the uid if NSS does not know it)" },
+        [COL_UID] = { "UID", "uid", 6, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, false, "user id" },
+        [COL_SESSIONS] = { "SESSIONS", "sessions", 3, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
+                           "session scopes in the slice" },
+        [COL_WEIGHT] = { "WEIGHT", "weight", 6, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
+                         "CPUWeight= in effect (idle, or 1..10000; on cgroup v1 from cpu.shares)" },
+        [COL_QUOTA] = { "QUOTA", "quota_percent", 7, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
+                        "CPUQuota= in effect, % of one CPU (- for none)" },
+        [COL_PERIOD] = { "PERIOD", "period_usec", 7, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true, "quota period" },
+        [COL_CPU] = { "CPU%", "cpu_percent", 7, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
+                      "CPU use over the sample interval, % of one CPU" },
+        [COL_TIME] = { "TIME", "cpu_usec", 10, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true, "CPU time used so far" },
+        [COL_THROTTLED] = { "THROTTLED", "throttled_percent", 14, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
+                            "share of quota periods throttled, and the time throttled" },
+        [COL_NR_PERIODS] = { "PERIODS", "nr_periods", 8, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
+                             "quota periods elapsed (cpu.stat nr_periods)" },
+        [COL_NR_THROTTLED] = { "NR-THROTTLED", "nr_throttled", 8, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
+                               "periods in which the slice was throttled" },
+        [COL_THROTTLED_TIME] = { "THROTTLED-TIME", "throttled_usec", 10, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
+                                 "total time throttled" },
+        [COL_PRESSURE] = { "PRESSURE", "pressure_some_avg10", 8, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
+                           "cpu.pressure some avg10 (- without PSI)" },
+};
+
+static const int default_table[] = { COL_USER,     COL_UID,  COL_SESSIONS,  COL_WEIGHT,   COL_QUOTA,
+                                     COL_CPU,      COL_TIME, COL_THROTTLED, COL_PRESSURE };
+static const int default_json[] = { COL_USER,       COL_UID,          COL_SESSIONS,       COL_WEIGHT,
+                                    COL_QUOTA,      COL_PERIOD,       COL_CPU,            COL_TIME,
+                                    COL_NR_PERIODS, COL_NR_THROTTLED, COL_THROTTLED_TIME, COL_PRESSURE };
+
+static int columns[_COL_MAX * 2];
+static size_t n_columns;
+static int sort_column = COL_CPU;
+
+static int column_from_name(const char *s, size_t n) {
+        for (int i = 0; i < _COL_MAX; i++)
+                if ((strlen(infos[i].name) == n && strncasecmp(s, infos[i].name, n) == 0) ||
+                    (strlen(infos[i].json_name) == n && strncmp(s, infos[i].json_name, n) == 0))
+                        return i;
+        return -EINVAL;
+}
+
+static int parse_list(const char *list) {
+        for (const char *p = list; *p;) {
+                size_t n = strcspn(p, ",");
+                int c = column_from_name(p, n);
+
+                if (c < 0)
+                        return log_error(-EINVAL, "unknown column '%.*s' (see --list-columns)", (int) n, p);
+                if (n_columns >= ELEMENTSOF(columns))
+                        return log_error(-E2BIG, "too many columns in --output");
+                columns[n_columns++] = c;
+                p += n;
+                if (*p == ',')
+                        p++;
+        }
+        return 0;
+}
+
+int columns_setup(void) {
+        const int *def = arg_json ? default_json : default_table;
+        size_t n_def = arg_json ? ELEMENTSOF(default_json) : ELEMENTSOF(default_table);
+        int r;
+
+        n_columns = 0;
+        if (!arg_output || arg_output[0] == '+')
+                for (size_t i = 0; i < n_def; i++)
+                        columns[n_columns++] = def[i];
+        if (arg_output) {
+                r = parse_list(arg_output[0] == '+' ? arg_output + 1 : arg_output);
+                if (r < 0)
+                        return r;
+                if (n_columns == 0)
+                        return log_error(-EINVAL, "--output names no columns");
+        }
+        if (arg_sort) {
+                sort_column = column_from_name(arg_sort, strlen(arg_sort));
+                if (sort_column < 0)
+                        return log_error(-EINVAL, "unknown sort column '%s' (see --list-columns)", arg_sort);
+        }
+        return 0;
+}
+
+void columns_help(FILE *f) {
+        for (int i = 0; i < _COL_MAX; i++)
+                fprintf(f, "%15s  %-20s %s\n", infos[i].name, infos[i].json_name, infos[i].help);
+}
+
+/* The value a column sorts by; NAN-free: absent is -1 (below every real figure). */
+static double sort_key(const SliceRow *r, int col) {
+        const CpuStat *st = &r->info.stat;
+#define OR_NONE(v) ((v) == CGSTAT_NONE ? -1.0 : (double) (v))
+        switch (col) {
+        case COL_UID:
+                return (double) r->info.uid;
+        case COL_SESSIONS:
+                return (double) r->info.n_scopes;
+        case COL_WEIGHT:
+                return OR_NONE(r->weight);
+        case COL_QUOTA:
+                /* no quota is the most CPU a slice can be allowed */
+                return r->info.have_quota && r->info.quota_usec == CPU_QUOTA_INFINITY ? 1e18 : r->quota_percent;
+        case COL_PERIOD:
+                return OR_NONE(r->info.period_usec);
+        case COL_CPU:
+                return r->cpu_percent;
+        case COL_TIME:
+                return OR_NONE(st->usage_usec);
+        case COL_THROTTLED:
+                return st->nr_periods == CGSTAT_NONE || st->nr_throttled == CGSTAT_NONE || st->nr_periods == 0
+                               ? -1.0
+                               : (double) st->nr_throttled / (double) st->nr_periods;
+        case COL_NR_PERIODS:
+                return OR_NONE(st->nr_periods);
+        case COL_NR_THROTTLED:
+                return OR_NONE(st->nr_throttled);
+        case COL_THROTTLED_TIME:
+                return OR_NONE(st->throttled_usec);
+        case COL_PRESSURE:
+                return r->info.pressure;
+        }
+#undef OR_NONE
+        return 0;
+}
+
+static int cmp_rows(const void *a, const void *b) {
+        const SliceRow *x = a, *y = b;
+
+        if (sort_column == COL_USER) {
+                int c = strcmp(x->user, y->user);
+                if (c != 0)
+                        return c;
+        } else {
+                double kx = sort_key(x, sort_column), ky = sort_key(y, sort_column);
+                if (kx != ky)
+                        return (kx > ky) == infos[sort_column].descending ? -1 : 1;
+        }
+        return x->info.uid < y->info.uid ? -1 : x->info.uid > y->info.uid;
+}
+
+void rows_sort(Rows *rows) {
+        if (rows->n > 1)
+                qsort(rows->rows, rows->n, sizeof *rows->rows, cmp_rows);
+}
+
+/* Cell text: readable units in the table; plain numbers for --json and --raw (absent: null / "-"). */
+static const char *cell(const SliceRow *r, int col, bool machine, char buf[static FORMAT_MAX]) {
+        const CpuStat *st = &r->info.stat;
+        char b2[FORMAT_MAX];
+
+#define NUM(v) ((v) == CGSTAT_NONE ? NULL : (snprintf(buf, FORMAT_MAX, "%" PRIu64, (uint64_t) (v)), buf))
+#define USEC(v) ((v) == CGSTAT_NONE ? NULL : machine ? NUM(v) : format_usec(v, buf))
+        switch (col) {
+        case COL_USER:
+                return r->user;
+        case COL_UID:
+                return NUM(r->info.uid);
+        case COL_SESSIONS:
+                return NUM(r->info.n_scopes);
+        case COL_WEIGHT:
+                if (r->weight == CPU_WEIGHT_IDLE)
+                        return machine && arg_json ? "\"idle\"" : "idle"; /* the one non-number: a JSON string */
+                return NUM(r->weight);
+        case COL_QUOTA:
+                if (r->quota_percent < 0)
+                        return NULL;
+                if (machine)
+                        return snprintf(buf, FORMAT_MAX, "%.2f", r->quota_percent), buf;
+                return format_percent(r->quota_percent, buf);
+        case COL_PERIOD:
+                return USEC(r->info.period_usec);
+        case COL_CPU:
+                if (r->cpu_percent < 0)
+                        return NULL;
+                if (machine)
+                        return snprintf(buf, FORMAT_MAX, "%.2f", r->cpu_percent), buf;
+                return snprintf(buf, FORMAT_MAX, "%.1f %%", r->cpu_percent), buf;
+        case COL_TIME:
+                return USEC(st->usage_usec);
+        case COL_THROTTLED: {
+                double share = sort_key(r, COL_THROTTLED);
+                if (share < 0)
+                        return NULL;
+                if (machine)
+                        return snprintf(buf, FORMAT_MAX, "%.2f", share * 100.0), buf;
+                if (st->throttled_usec == CGSTAT_NONE)
+                        return format_percent(share * 100.0, buf);
+                snprintf(buf, FORMAT_MAX, "%.1f %% %s", share * 100.0, format_usec(st->throttled_usec, b2));
+                return buf;
+        }
+        case COL_NR_PERIODS:
+                return NUM(st->nr_periods);
+        case COL_NR_THROTTLED:
+                return NUM(st->nr_throttled);
+        case COL_THROTTLED_TIME:
+                return USEC(st->throttled_usec);
+        case COL_PRESSURE:
+                if (r->info.pressure < 0)
+                        return NULL;
+                return snprintf(buf, FORMAT_MAX, "%.2f", r->info.pressure), buf;
+        }
+#undef USEC
+#undef NUM
+        return NULL;
+}
+
+static void unref_table(struct libscols_table **t) {
+        scols_unref_table(*t);
+}
+
+int rows_print(const Rows *rows) {
+        _cleanup_(unref_table) struct libscols_table *t = scols_new_table();
+        bool machine = arg_json || arg_raw;
+
+        if (!t)
+                return log_error(-ENOMEM, "out of memory");
+        scols_table_enable_json(t, arg_json);
+        scols_table_enable_raw(t, arg_raw);
+        scols_table_enable_noheadings(t, arg_noheadings);
+        scols_table_set_name(t, "slices");
+        for (size_t i = 0; i < n_columns; i++) {
+                const struct colinfo *ci = &infos[columns[i]];
+                struct libscols_column *cl =
+                        scols_table_new_column(t, arg_json ? ci->json_name : ci->name, ci->whint, ci->flags);
+                if (!cl)
+                        return log_error(-ENOMEM, "out of memory");
+                scols_column_set_json_type(cl, ci->json_type);
+        }
+        for (size_t i = 0; i < rows->n; i++) {
+                struct libscols_line *ln = scols_table_new_line(t, NULL);
+
+                if (!ln)
+                        return log_error(-ENOMEM, "out of memory");
+                for (size_t c = 0; c < n_columns; c++) {
+                        char buf[FORMAT_MAX];
+                        const char *v = cell(&rows->rows[i], columns[c], machine, buf);
+
+                        if (!v && !arg_json)
+                                v = "-";
+                        if (v && scols_line_set_data(ln, c, v) < 0)
+                                return log_error(-ENOMEM, "out of memory");
+                }
+        }
+        return scols_print_table(t) < 0 ? log_error(-EIO, "cannot write the table") : 0;
+}

@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The writing verbs: set, unset (50-slicectl.conf, then live), apply (live only), gc. */
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "conf-edit.h"
+#include "cpu-value.h"
+#include "rows.h"
+#include "slicectl.h"
+
+#define SHADOW_REPORT_MAX 10
+
+static void backend_closep(SliceBackend *b) {
+        backend_close(b);
+}
+
+static const char *edit_dir(void) {
+        ConfPaths p = conf_paths();
+
+        return arg_runtime ? p.run_dir : p.drop_in_dir;
+}
+
+static bool same_domain(const Domain *a, const Domain *b) {
+        if (a->type != b->type)
+                return false;
+        if (a->type == DOMAIN_USER || a->type == DOMAIN_GROUP)
+                return strcmp(a->name, b->name) == 0;
+        return a->uid_min == b->uid_min && a->uid_max == b->uid_max;
+}
+
+/* The domain as given on the command line: well-formed, and naming someone who exists. */
+static int parse_domain_arg(const char *s, Domain *ret) {
+        const char *why = NULL;
+        int r = domain_parse(s, ret, &why);
+
+        if (r == -ENOMEM)
+                return log_error(r, "out of memory");
+        if (r < 0)
+                return log_error(r, "%s: '%s'", why, s);
+        if (ret->type == DOMAIN_USER && !getpwnam(ret->name)) {
+                domain_done(ret);
+                return log_error(-ENOENT, "unknown user '%s'", s);
+        }
+        if (ret->type == DOMAIN_GROUP && !getgrnam(ret->name)) {
+                domain_done(ret);
+                return log_error(-ENOENT, "unknown group '%s'", s + 1);
+        }
+        return 0;
+}
+
+static void describe_change(bool v2, const SliceInfo *info, const Resolved *res, unsigned drift, char *buf,
+                            size_t n) {
+        CpuKernelValues k;
+        size_t len = 0;
+
+        cpu_limits_to_kernel(&res->limits, &k);
+        buf[0] = '\0';
+        for (Setting s = 0; s < _SETTING_MAX && len < n; s++) {
+                char a[CPU_FORMAT_MAX], b[CPU_FORMAT_MAX];
+                const char *to = s == SETTING_WEIGHT  ? cpu_weight_format(res->limits.weight, b)
+                                 : s == SETTING_QUOTA ? cpu_quota_format(res->limits.quota_per_sec, b)
+                                                      : cpu_period_format(k.period_usec, b);
+
+                const char *from = live_value(v2, info, res, s, a);
+
+                /* a new period changes the quota per period, not the percentage: name only the period */
+                if (!(drift & (1u << s)) || strcmp(from, to) == 0)
+                        continue;
+                len += (size_t) snprintf(buf + len, n - len, "%s%s= %s -> %s", len ? ", " : "", setting_to_string(s),
+                                         from, to);
+        }
+}
+
+typedef struct ApplyFilter {
+        const Domain *domain;   /* only users this domain matches */
+        const uid_t *uids;      /* only these (apply USER...) */
+        size_t n_uids;
+        bool verbose;           /* print what changed (apply) */
+        bool *seen;             /* per uid in uids: it had a slice */
+} ApplyFilter;
+
+static int filter_match(const ApplyFilter *f, UserIdent *u) {
+        if (f->uids) {
+                bool found = false;
+                for (size_t i = 0; i < f->n_uids; i++)
+                        if (f->uids[i] == u->uid) {
+                                f->seen[i] = true;
+                                found = true;
+                        }
+                if (!found)
+                        return 0;
+        }
+        if (f->domain) {
+                Rule r = { .domain = *f->domain };
+                return rule_matches(&r, u);
+        }
+        return 1;
+}
+
+/* Writes the config's resolution to each running slice that differs; returns how many failed. */
+static int apply_running(SliceBackend *b, const RuleSet *rs, const ApplyFilter *f, SliceList *slices) {
+        int failed = 0, r;
+
+        for (size_t i = 0; i < slices->n; i++) {
+                const SliceInfo *info = &slices->slices[i];
+                _cleanup_(user_done) UserIdent u = {};
+                CpuKernelValues k;
+                Resolved res;
+                CsError e = {};
+                unsigned drift;
+                char what[512];
+
+                r = ident_for_uid(info->uid, &u);
+                if (r >= 0)
+                        r = filter_match(f, &u);
+                if (r >= 0 && r > 0)
+                        r = rules_resolve(rs, &u, &res);
+                else if (r == 0)
+                        continue;
+                if (r < 0) {
+                        log_error(r, "uid %u: %s", (unsigned) info->uid, strerror(-r));
+                        failed++;
+                        continue;
+                }
+                if (!res.slice) {
+                        if (f->verbose)
+                                log_warning("%s: CPUSlice=no, but a slice is running; left as it is", u.name);
+                        continue;
+                }
+                cpu_limits_to_kernel(&res.limits, &k);
+                drift = slice_drift(b->v2, info, &k);
+                if (!drift)
+                        continue;
+                describe_change(b->v2, info, &res, drift, what, sizeof what);
+                r = b->ops->update(b, info->uid, &k, &e);
+                if (r < 0) {
+                        log_error(r, "%s: applying %s: %s", u.name, what, e.code ? e.msg : strerror(-r));
+                        failed++;
+                        continue;
+                }
+                if (f->verbose)
+                        printf("%s (uid %u): %s\n", u.name, (unsigned) info->uid, what);
+                log_change("applied to %s (uid %u): %s", u.name, (unsigned) info->uid, what);
+        }
+        return failed;
+}
+
+static int apply_live(const Domain *domain, unsigned mask, const char *path) {
+        _cleanup_(backend_closep) SliceBackend b = {};
+        _cleanup_(ruleset_free) RuleSet rs = {};
+        _cleanup_(slice_list_free) SliceList slices = {};
+        ApplyFilter f = { .domain = domain };
+        CsError e = {};
+        size_t shadowed = 0;
+        int r;
+
+        r = load_config(&rs);
+        if (r < 0)
+                return r;
+        r = backend_open(&b, &e);
+        if (r >= 0)
+                r = b.ops->read_all(&b, 0, &slices, &e);
+        if (r < 0)
+                return log_error(r, "saved to %s, but not applied to running slices: %s", path,
+                                 e.code ? e.msg : strerror(-r));
+        if (apply_running(&b, &rs, &f, &slices) > 0)
+                r = -EIO;
+
+        /* a more specific line, or a later one, may still decide for some users: say so */
+        for (size_t i = 0; mask && i < slices.n + 1; i++) {
+                _cleanup_(user_done) UserIdent u = {};
+                Resolved res;
+
+                if (i < slices.n) {
+                        if (ident_for_uid(slices.slices[i].uid, &u) < 0)
+                                continue;
+                } else if (domain->type == DOMAIN_USER) {
+                        if (user_lookup(domain->name, &u) < 0)
+                                continue;
+                } else if (domain->type == DOMAIN_UID) {
+                        if (ident_for_uid(domain->uid_min, &u) < 0)
+                                continue;
+                } else
+                        continue;
+                if (i == slices.n && slices.n > 0) {
+                        bool dup = false; /* the named user also has a slice: already looked at */
+                        for (size_t j = 0; j < slices.n; j++)
+                                dup = dup || slices.slices[j].uid == u.uid;
+                        if (dup)
+                                continue;
+                }
+                if (filter_match(&f, &u) <= 0 || rules_resolve(&rs, &u, &res) < 0)
+                        continue;
+                for (Setting s = 0; s < _SETTING_MAX; s++) {
+                        const Rule *w = res.source[s];
+
+                        if (!(mask & (1u << s)) || !w)
+                                continue;
+                        if (strcmp(rule_file(&rs, w), path) == 0 && same_domain(&w->domain, domain))
+                                continue;
+                        if (++shadowed <= SHADOW_REPORT_MAX)
+                                log_warning("%s: %s= still comes from %s:%u (%s): %s", u.name, setting_to_string(s),
+                                            rule_file(&rs, w), w->line, w->text,
+                                            domain_specificity(&w->domain) > domain_specificity(domain)
+                                                    ? "a more specific line"
+                                                    : "read later, as specific");
+                }
+        }
+        if (shadowed > SHADOW_REPORT_MAX)
+                log_warning("... and %zu more settings shadowed", shadowed - SHADOW_REPORT_MAX);
+        return r < 0 ? r : 0;
+}
+
+static void conf_edit_donep(ConfEdit *ed) {
+        conf_edit_done(ed);
+}
+
+int verb_set(int argc, char **argv) {
+        _cleanup_(conf_edit_donep) ConfEdit ed = { .dir_fd = -EBADF, .lock_fd = -EBADF };
+        _cleanup_(domain_done) Domain d = {};
+        _cleanup_free_ char *why = NULL, *path = NULL;
+        const char *dir = edit_dir();
+        CsError e = {};
+        unsigned mask = 0;
+        int r;
+
+        if (argc < 3)
+                return log_error(-EINVAL, "'set' takes DOMAIN SETTING=VALUE... (settings: %s)", settings_allowed());
+        r = parse_domain_arg(argv[1], &d);
+        if (r < 0)
+                return r;
+        /* validated before anything is touched: a bad setting writes nothing */
+        for (int i = 2; i < argc; i++) {
+                char name[64];
+                int s;
+
+                snprintf(name, sizeof name, "%.*s", (int) strcspn(argv[i], "="), argv[i]);
+                s = setting_from_string(name);
+                if (s >= 0)
+                        mask |= 1u << s;
+        }
+        r = require_root("set", "writes the drop-in 50-slicectl.conf");
+        if (r < 0)
+                return r;
+        r = conf_edit_open(dir, NULL, &ed, &e);
+        if (r < 0)
+                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
+        r = conf_edit_set(&ed, argv[1], argv + 2, (size_t) argc - 2, &why);
+        if (r == -ENOMEM)
+                return log_error(r, "out of memory");
+        if (r < 0)
+                return log_error(r, "%s; nothing written", why ? why : "invalid setting");
+        r = conf_edit_commit(&ed, &e);
+        if (r < 0)
+                return log_error(r, "%s; %s left as it was", e.code ? e.msg : strerror(-r), ed.path);
+        path = strdup(ed.path);
+        if (!path)
+                return log_error(-ENOMEM, "out of memory");
+        conf_edit_done(&ed); /* the lock is not needed for the live part */
+        {
+                char what[1024];
+                size_t len = (size_t) snprintf(what, sizeof what, "%s", argv[1]);
+                for (int i = 2; i < argc && len < sizeof what; i++)
+                        len += (size_t) snprintf(what + len, sizeof what - len, " %s", argv[i]);
+                log_change("set %s in %s", what, path);
+        }
+        return apply_live(&d, mask, path);
+}
+
+int verb_unset(int argc, char **argv) {
+        _cleanup_(conf_edit_donep) ConfEdit ed = { .dir_fd = -EBADF, .lock_fd = -EBADF };
+        _cleanup_(domain_done) Domain d = {};
+        _cleanup_free_ char *why = NULL, *path = NULL;
+        const char *dir = edit_dir();
+        CsError e = {};
+        unsigned mask = 0;
+        int r, removed;
+
+        if (argc < 2)
+                return log_error(-EINVAL, "'unset' takes DOMAIN [SETTING...]");
+        {
+                const char *reason = NULL;
+                r = domain_parse(argv[1], &d, &reason);
+                if (r < 0)
+                        return log_error(r, "%s: '%s'", reason ? reason : "bad domain", argv[1]);
+        }
+        for (int i = 2; i < argc; i++) {
+                char name[64];
+                size_t n = strlen(argv[i]);
+                int s;
+
+                if (n > 0 && argv[i][n - 1] == '=')
+                        n--;
+                snprintf(name, sizeof name, "%.*s", (int) n, argv[i]);
+                s = setting_from_string(name);
+                if (s < 0)
+                        return log_error(-EINVAL, "unknown setting '%s' (allowed: %s)", argv[i], settings_allowed());
+                mask |= 1u << s;
+        }
+        r = require_root("unset", "writes the drop-in 50-slicectl.conf");
+        if (r < 0)
+                return r;
+        r = conf_edit_open(dir, NULL, &ed, &e);
+        if (r < 0)
+                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
+        removed = conf_edit_unset(&ed, argv[1], mask, &why);
+        if (removed < 0)
+                return log_error(removed, "%s", why ? why : strerror(-removed));
+        if (removed == 0) {
+                log_warning("%s sets nothing of that for %s; nothing changed", ed.path, argv[1]);
+                return 0;
+        }
+        r = conf_edit_commit(&ed, &e);
+        if (r < 0)
+                return log_error(r, "%s; %s left as it was", e.code ? e.msg : strerror(-r), ed.path);
+        path = strdup(ed.path);
+        if (!path)
+                return log_error(-ENOMEM, "out of memory");
+        conf_edit_done(&ed);
+        log_change("unset %s%s%s in %s", argv[1], argc > 2 ? " " : "", argc > 2 ? argv[2] : "", path);
+        return apply_live(&d, 0, path);
+}
+
+int verb_apply(int argc, char **argv) {
+        _cleanup_(backend_closep) SliceBackend b = {};
+        _cleanup_(ruleset_free) RuleSet rs = {};
+        _cleanup_(slice_list_free) SliceList slices = {};
+        _cleanup_free_ uid_t *uids = NULL;
+        _cleanup_free_ bool *seen = NULL;
+        ApplyFilter f = { .verbose = true };
+        CsError e = {};
+        int r;
+
+        if (argc > 1) {
+                uids = calloc((size_t) argc - 1, sizeof *uids);
+                seen = calloc((size_t) argc - 1, sizeof *seen);
+                if (!uids || !seen)
+                        return log_error(-ENOMEM, "out of memory");
+                for (int i = 1; i < argc; i++) {
+                        _cleanup_(user_done) UserIdent u = {};
+                        r = resolve_user_arg(argv[i], true, &u);
+                        if (r < 0)
+                                return r;
+                        uids[i - 1] = u.uid;
+                }
+                f.uids = uids;
+                f.n_uids = (size_t) argc - 1;
+                f.seen = seen;
+        }
+        r = require_root("apply", "writes the user slices' cgroup files");
+        if (r < 0)
+                return r;
+        r = load_config(&rs);
+        if (r < 0)
+                return r;
+        r = backend_open(&b, &e);
+        if (r >= 0)
+                r = b.ops->read_all(&b, 0, &slices, &e);
+        if (r < 0)
+                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
+        r = apply_running(&b, &rs, &f, &slices) > 0 ? -EIO : 0;
+        for (size_t i = 0; i < f.n_uids; i++)
+                if (!seen[i])
+                        log_warning("%s has no running slice; nothing to apply (apply never creates one)",
+                                    argv[i + 1]);
+        return r;
+}
+
+int verb_gc(int argc, char **argv) {
+        _cleanup_(backend_closep) SliceBackend b = {};
+        CsError e = {};
+        int r;
+
+        if (argc > 1)
+                return log_error(-EINVAL, "'gc' takes no arguments");
+        r = require_root("gc", "removes cgroups");
+        if (r < 0)
+                return r;
+        r = backend_open(&b, &e);
+        if (r < 0)
+                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
+        r = b.ops->gc(&b, &e);
+        if (r < 0)
+                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
+        log_change("gc removed %d empty cgroup%s", r, r == 1 ? "" : "s");
+        return 0;
+}

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The read-only views of live slices: list, top, status. */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "cpu-value.h"
+#include "format.h"
+#include "rows.h"
+#include "slicectl.h"
+#include "table.h"
+
+static void backend_closep(SliceBackend *b) {
+        backend_close(b);
+}
+
+static int open_backend(SliceBackend *b) {
+        CsError e = {};
+        int r = backend_open(b, &e);
+
+        if (r < 0)
+                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
+        return 0;
+}
+
+static int collect(SliceBackend *b, Sampler *s, SliceReadFlags flags, Rows *ret) {
+        CsError e = {};
+        int r = rows_collect(b, s, flags, ret, &e);
+
+        if (r < 0)
+                return log_error(r, "reading the user slices: %s", e.code ? e.msg : strerror(-r));
+        return 0;
+}
+
+int verb_list(int argc, char **argv) {
+        _cleanup_(backend_closep) SliceBackend b = {};
+        _cleanup_(sampler_done) Sampler s = {};
+        _cleanup_(rows_free) Rows rows = {};
+        int r;
+
+        if (argc > 1)
+                return log_error(-EINVAL, "'list' takes no arguments (see 'status USER')");
+        r = columns_setup();
+        if (r < 0)
+                return r;
+        r = open_backend(&b);
+        if (r < 0)
+                return r;
+        r = collect(&b, &s, 0, &rows);
+        if (r < 0)
+                return r;
+        rows_sort(&rows);
+        return rows_print(&rows);
+}
+
+/* top: the terminal goes back to how it was on every way out, signals included. */
+static struct termios saved_tio;
+static bool tio_saved;
+static volatile sig_atomic_t quit_signal;
+
+static void restore_terminal(void) {
+        if (tio_saved)
+                (void) tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tio);
+        tio_saved = false;
+}
+
+static void on_signal(int sig) {
+        quit_signal = sig;
+}
+
+static int raw_terminal(void) {
+        struct termios t;
+        struct sigaction sa = { .sa_handler = on_signal };
+
+        if (tcgetattr(STDIN_FILENO, &saved_tio) < 0)
+                return -errno;
+        t = saved_tio;
+        t.c_lflag &= ~(tcflag_t) (ICANON | ECHO);
+        t.c_cc[VMIN] = 0;
+        t.c_cc[VTIME] = 0;
+        if (tcsetattr(STDIN_FILENO, TCSANOW, &t) < 0)
+                return -errno;
+        tio_saved = true;
+        atexit(restore_terminal);
+        /* no SA_RESTART: poll() returns EINTR and the loop ends */
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
+        return 0;
+}
+
+/* Waits up to the delay; true if the user asked to quit. */
+static bool wait_for_key(uint64_t usec) {
+        struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+        int ms = (int) (usec / 1000);
+
+        for (;;) {
+                char c;
+                int k = poll(&p, 1, ms);
+
+                if (quit_signal || k < 0)
+                        return true;
+                if (k == 0)
+                        return false;
+                if (read(STDIN_FILENO, &c, 1) != 1)
+                        return true; /* EOF on the terminal */
+                if (c == 'q' || c == 'Q')
+                        return true;
+                /* any other key: refresh now */
+                return false;
+        }
+}
+
+int verb_top(int argc, char **argv) {
+        _cleanup_(backend_closep) SliceBackend b = {};
+        _cleanup_(sampler_done) Sampler s = {};
+        bool interactive;
+        int r;
+
+        if (argc > 1)
+                return log_error(-EINVAL, "'top' takes no arguments");
+        r = columns_setup();
+        if (r < 0)
+                return r;
+        r = open_backend(&b);
+        if (r < 0)
+                return r;
+        interactive = !arg_batch && !arg_json && !arg_raw && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+        if (interactive && raw_terminal() < 0)
+                interactive = false;
+        for (unsigned i = 1;; i++) {
+                _cleanup_(rows_free) Rows rows = {};
+
+                r = collect(&b, &s, 0, &rows);
+                if (r < 0)
+                        break;
+                rows_sort(&rows);
+                if (interactive)
+                        printf("\033[H\033[2J%zu user slice%s, refresh every %.1f s; q quits\n\n", rows.n,
+                               rows.n == 1 ? "" : "s", (double) arg_delay_usec / 1e6);
+                else if (i > 1)
+                        putchar('\n');
+                r = rows_print(&rows);
+                fflush(stdout);
+                if (r < 0 || (arg_iterations && i >= arg_iterations))
+                        break;
+                if (interactive ? wait_for_key(arg_delay_usec) : (usleep((useconds_t) arg_delay_usec), false))
+                        break;
+        }
+        restore_terminal();
+        return r < 0 ? r : 0;
+}
+
+/* status */
+
+static const char *source_of(const RuleSet *rs, const Resolved *res, Setting s, char *buf, size_t n) {
+        const Rule *r = res->source[s];
+
+        if (!r)
+                return "default";
+        snprintf(buf, n, "%s:%u", rule_file(rs, r), r->line);
+        return buf;
+}
+
+typedef struct StatusLine {
+        char config[CPU_FORMAT_MAX];
+        char live[CPU_FORMAT_MAX];
+        bool drift;
+} StatusLine;
+
+static void status_lines(bool v2, const Resolved *res, const SliceInfo *info, StatusLine lines[static _SETTING_MAX]) {
+        CpuKernelValues k;
+        unsigned drift;
+
+        cpu_limits_to_kernel(&res->limits, &k);
+        for (Setting s = 0; s < _SETTING_MAX; s++)
+                lines[s] = (StatusLine) { .live = "-" };
+        strcpy(lines[SETTING_SLICE].config, res->slice ? "yes" : "no");
+        cpu_weight_format(res->limits.weight, lines[SETTING_WEIGHT].config);
+        cpu_quota_format(res->limits.quota_per_sec, lines[SETTING_QUOTA].config);
+        cpu_period_format(k.period_usec, lines[SETTING_PERIOD].config); /* what the kernel is given */
+        if (!info)
+                return;
+        drift = slice_drift(v2, info, &k);
+        for (Setting s = 0; s < _SETTING_MAX; s++) {
+                char buf[CPU_FORMAT_MAX];
+
+                snprintf(lines[s].live, CPU_FORMAT_MAX, "%s", live_value(v2, info, res, s, buf));
+                lines[s].drift = drift & (1u << s);
+        }
+        lines[SETTING_SLICE].drift = !res->slice;
+}
+
+static void print_cpu_stat(const SliceInfo *info) {
+        const CpuStat *st = &info->stat;
+        char a[FORMAT_MAX], b[FORMAT_MAX], c[FORMAT_MAX];
+
+        if (st->usage_usec != CGSTAT_NONE) {
+                printf("CPU time:   %s", format_usec(st->usage_usec, a));
+                if (st->user_usec != CGSTAT_NONE && st->system_usec != CGSTAT_NONE)
+                        printf(" (user %s, system %s)", format_usec(st->user_usec, b), format_usec(st->system_usec, c));
+                printf("\n");
+        } else
+                printf("CPU time:   not available\n");
+        if (st->nr_periods != CGSTAT_NONE && st->nr_throttled != CGSTAT_NONE) {
+                printf("Throttled:  %" PRIu64 " of %" PRIu64 " periods", st->nr_throttled, st->nr_periods);
+                if (st->nr_periods > 0)
+                        printf(" (%.1f %%)", (double) st->nr_throttled * 100.0 / (double) st->nr_periods);
+                if (st->throttled_usec != CGSTAT_NONE)
+                        printf(", %s in total", format_usec(st->throttled_usec, a));
+                printf("\n");
+        } else
+                printf("Throttled:  not available\n");
+        if (info->pressure >= 0)
+                printf("Pressure:   some avg10=%.2f\n", info->pressure);
+        else
+                printf("Pressure:   not available (no PSI here)\n");
+}
+
+static void print_sessions(const SliceInfo *info) {
+        printf("Sessions:   %zu\n", info->n_scopes);
+        for (size_t i = 0; i < info->n_scopes; i++) {
+                const ScopeInfo *sc = &info->scopes[i];
+
+                printf("  %s\n", sc->name);
+                for (size_t j = 0; j < sc->n_pids; j++)
+                        printf("    %7d  %s\n", (int) sc->pids[j], sc->comms[j] ? sc->comms[j] : "?");
+        }
+}
+
+int verb_status(int argc, char **argv) {
+        _cleanup_(backend_closep) SliceBackend b = {};
+        _cleanup_(ruleset_free) RuleSet rs = {};
+        _cleanup_(user_done) UserIdent u = {};
+        SliceInfo info = {};
+        StatusLine lines[_SETTING_MAX];
+        char slice[CGFS_NAME_MAX], src[1024];
+        Resolved res;
+        CsError e = {};
+        bool have_slice, drift = false;
+        int r;
+
+        if (argc != 2)
+                return log_error(-EINVAL, "'status' takes one USER or UID");
+        r = resolve_user_arg(argv[1], true, &u);
+        if (r < 0)
+                return r;
+        r = load_config(&rs);
+        if (r < 0)
+                return r;
+        r = rules_resolve(&rs, &u, &res);
+        if (r < 0)
+                return log_error(r, "resolving the config for %s: %s", u.name, strerror(-r));
+        r = open_backend(&b);
+        if (r < 0)
+                return r;
+        r = b.ops->read_one(&b, u.uid, SLICE_READ_PROCS, &info, &e);
+        if (r < 0 && r != -ENOENT)
+                return log_error(r, "reading the slice of %s: %s", u.name, e.code ? e.msg : strerror(-r));
+        have_slice = r >= 0;
+
+        cgfs_slice_name(u.uid, slice);
+        printf("%s (uid %u): %s%s\n\n", u.name, (unsigned) u.uid, slice, have_slice ? "" : " (no running slice)");
+        status_lines(b.v2, &res, have_slice ? &info : NULL, lines);
+        printf("%-20s %-10s %-10s %s\n", "SETTING", "CONFIG", "LIVE", "SOURCE");
+        for (Setting s = 0; s < _SETTING_MAX; s++) {
+                char name[32];
+
+                snprintf(name, sizeof name, "%s=", setting_to_string(s));
+                printf("%-20s %-10s %-10s %s%s\n", name, lines[s].config, lines[s].live,
+                       source_of(&rs, &res, s, src, sizeof src), lines[s].drift ? "  <- DRIFT" : "");
+                drift = drift || lines[s].drift;
+        }
+        if (drift) {
+                printf("\nWarning: the live values differ from the config (drift):");
+                for (Setting s = 0; s < _SETTING_MAX; s++)
+                        if (lines[s].drift)
+                                printf(" %s= is %s in the cgroup, the config says %s;", setting_to_string(s),
+                                       lines[s].live, lines[s].config);
+                printf("\n'slicectl apply %s' writes the config's values.\n", u.name);
+        }
+        if (!have_slice)
+                return 3; /* as systemctl status for a unit that is not running */
+        printf("\n");
+        print_cpu_stat(&info);
+        print_sessions(&info);
+        slice_info_done(&info);
+        return 0;
+}

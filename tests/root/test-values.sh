@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Real v1 cpu hierarchy: values land in cpu.shares / cpu.cfs_*; the session's process is really in
+# the scope (in the cpu tree and in the accounting mirror); close removes scope and slice; the
+# module's syslog lines carry file:line for a bad config line.
+. "$(dirname "$0")/lib.sh"
+
+write_conf '* CPUWeight=100' '@staff CPUWeight=300 CPUQuota=50%' 'alice CPUQuota=bogus' 'bob CPUQuota=0.5%'
+service cs debug
+out=$(with_syslog "$PAM_RUN" --confdir "$T/pam.d" --service cs --user alice --env XDG_SESSION_ID=42 -- \
+        sh -c "cat /proc/self/cgroup; cat $CPU/user.slice/user-1001.slice/cpu.shares \
+               $CPU/user.slice/user-1001.slice/cpu.cfs_quota_us $CPU/user.slice/user-1001.slice/cpu.cfs_period_us")
+echo "$out"
+echo "$out" | grep -qx "[0-9]*:cpu:/$PARENT/user.slice/user-1001.slice/session-42.scope" || fail "not in the cpu scope"
+echo "$out" | grep -qx "0::/$PARENT/user.slice/user-1001.slice/session-42.scope" || fail "not in the accounting mirror"
+[ "$(echo "$out" | tail -3 | tr '\n' ' ')" = "3072 50000 100000 " ] || fail "values: $(echo "$out" | tail -3 | tr '\n' ' ')"
+[ ! -e "$CPU/user.slice/user-1001.slice" ] || fail "slice left behind in the cpu tree after close"
+[ ! -e "$ACCT/user.slice/user-1001.slice" ] || fail "slice left behind in the mirror after close"
+log_has "cpuslice.conf:3: bad CPUQuota= value 'bogus'"
+log_has "alice: CPUWeight= from $T/cpuslice.conf:2"
+echo "alice: cpu.shares=3072 cfs_quota_us=50000 cfs_period_us=100000 in session-42.scope; cleaned up"
+
+# systemd's period adjustment lands in the kernel as such
+out=$(login bob -- cat "$CPU/user.slice/user-1002.slice/cpu.cfs_quota_us" "$CPU/user.slice/user-1002.slice/cpu.cfs_period_us" \
+        "$CPU/user.slice/user-1002.slice/cpu.shares")
+[ "$(echo $out)" = "1000 200000 1024" ] || fail "bob: $out"
+echo "bob: CPUQuota=0.5% -> cfs_quota_us=1000 cfs_period_us=200000"
+
+# a background job that outlives the session keeps its scope; nothing else is touched
+login carol --env XDG_SESSION_ID=bg -- sh -c 'sleep 3 >/dev/null 2>&1 & echo $! > '"$T/bg.pid"
+[ -d "$CPU/user.slice/user-1003.slice/session-bg.scope" ] || fail "populated scope was removed"
+grep -qx "$(cat "$T/bg.pid")" "$CPU/user.slice/user-1003.slice/session-bg.scope/cgroup.procs" || fail "job not in scope"
+echo "carol: populated scope left in place after close"
+
+# a real-time process cannot join a new v1 group without an RT budget: logged, login proceeds
+if chrt -f 1 true 2>/dev/null; then
+        with_syslog chrt -f 1 "$PAM_RUN" --confdir "$T/pam.d" --service cs --user erin -- true || fail "RT login denied"
+        log_has "has a real-time scheduling policy"
+        echo "erin (SCHED_FIFO): login proceeded, logged the RT group scheduling limit"
+        service strict strict
+        if with_syslog chrt -f 1 "$PAM_RUN" --confdir "$T/pam.d" --service strict --user erin -- true 2>/dev/null; then
+                fail "strict RT login was not denied"
+        fi
+        [ ! -e "$CPU/user.slice/user-2500.slice" ] || fail "a refused RT login left its slice behind"
+        echo "erin (SCHED_FIFO) with strict: session denied, nothing left behind"
+else
+        echo "note: chrt -f refused here; RT case not exercised"
+        [ -z "${CPUSLICE_REQUIRE_ALL:-}" ] || fail "cannot run the RT case"
+fi
+echo PASS

@@ -215,8 +215,10 @@ int cgroup_layout_named(const char *root, CgroupLayoutKind kind, CgroupLayout *r
                 break;
         case CGROUP_LAYOUT_LEGACY:
                 l.cpu = (CgroupHierarchy) { strdup("cpu"), false };
-                if (dir_exists(root, "cpuacct") && !(l.acct.path = strdup("cpuacct")))
+                if (dir_exists(root, "cpuacct") && !(l.acct.path = strdup("cpuacct"))) {
+                        free(l.cpu.path);
                         return -ENOMEM;
+                }
                 break;
         case CGROUP_LAYOUT_HYBRID:
                 l.cpu = (CgroupHierarchy) { strdup("cpu"), false };

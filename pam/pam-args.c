@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
 #include <string.h>
 #include <syslog.h>
 #include <security/pam_ext.h>
 
+#include "backend-systemd.h"
 #include "pam-args.h"
 #include "parse-util.h"
 
@@ -15,6 +17,28 @@ static void bad_value(pam_handle_t *h, const char *arg, const char *allowed) {
         char esc[256];
         pam_syslog(h, LOG_ERR, "bad argument '%s' (allowed: %s); ignored", escape_for_log(arg, 128, esc, sizeof esc),
                    allowed);
+}
+
+/* "5", "5s" or "500ms", 1 ms .. 60 s */
+static int parse_timeout_ms(const char *v, uint64_t *ret) {
+        char num[24];
+        size_t n = strspn(v, "0123456789");
+        uint64_t x, mult;
+
+        if (n == 0 || n >= sizeof num)
+                return -EINVAL;
+        if (strcmp(v + n, "ms") == 0)
+                mult = 1;
+        else if (strcmp(v + n, "s") == 0 || v[n] == '\0')
+                mult = 1000;
+        else
+                return -EINVAL;
+        memcpy(num, v, n);
+        num[n] = '\0';
+        if (safe_atou64(num, &x) < 0 || x == 0 || x > 60000 || x * mult > 60000)
+                return -ERANGE;
+        *ret = x * mult;
+        return 0;
 }
 
 static bool parse_path_arg(const char *arg, ModuleArgs *a) {
@@ -53,6 +77,12 @@ static void parse_one(pam_handle_t *h, const char *arg, ModuleArgs *a) {
                         bad_value(h, arg, "auto, unified, legacy, hybrid");
                 else
                         a->layout = k;
+        } else if ((v = value_of(arg, "timeout"))) {
+                uint64_t ms;
+                if (parse_timeout_ms(v, &ms) < 0)
+                        bad_value(h, arg, "a time of 1ms..60s, e.g. 500ms or 5s");
+                else
+                        a->timeout_usec = ms * 1000;
         } else if ((v = value_of(arg, "backend"))) {
                 if (strcmp(v, "auto") == 0)
                         a->backend = BACKEND_AUTO;
@@ -72,6 +102,7 @@ void module_args_parse(pam_handle_t *h, int argc, const char **argv, ModuleArgs 
                 .parent = "",
                 .layout = -1,
                 .backend = BACKEND_AUTO,
+                .timeout_usec = BUS_TIMEOUT_DEFAULT_USEC,
         };
 
         for (int i = 0; i < argc; i++)

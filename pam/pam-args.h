@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <security/pam_modules.h>
 
 #include "cgroup-layout.h"
@@ -20,6 +21,7 @@ typedef struct ModuleArgs {
         int layout;             /* CgroupLayoutKind, or -1: detect */
         bool test_tree;         /* a plain directory stands in for cgroupfs (tests only) */
         Backend backend;
+        uint64_t timeout_usec;  /* for the system bus */
         bool strict;
         bool debug;
 } ModuleArgs;

@@ -16,6 +16,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "backend-cgroupfs.h"
+#include "backend-systemd.h"
 #include "conf.h"
 #include "macro.h"
 #include "pam-args.h"
@@ -118,18 +119,33 @@ static int resolve_settings(Login *l) {
         return PAM_SUCCESS;
 }
 
-/* Which backend runs here; PAM_SUCCESS means cgroupfs. */
-static int choose_backend(Login *l) {
-        if (l->args.backend == BACKEND_SYSTEMD)
-                return fail(l, "backend=systemd is not available in this build");
-        if (l->args.backend == BACKEND_AUTO && sd_booted() > 0) {
-                /* systemd is the single writer of user.slice: never write behind its back */
-                pam_syslog(l->h, LOG_NOTICE,
-                           "%s: this host runs systemd, which owns user slices, and the systemd backend is not "
-                           "available in this build; nothing applied",
+/* systemd is the single writer of user.slice on a host it booted: never write behind its back */
+static bool use_systemd(Login *l) {
+        return l->args.backend == BACKEND_SYSTEMD || (l->args.backend == BACKEND_AUTO && sd_booted() > 0);
+}
+
+static int apply_systemd(Login *l) {
+        BusSliceSettings s = {
+                .weight_set = l->res.source[SETTING_WEIGHT] != NULL,
+                .quota_set = l->res.source[SETTING_QUOTA] != NULL,
+                .period_set = l->res.source[SETTING_PERIOD] != NULL,
+                .limits = l->res.limits,
+        };
+        CsError e = {};
+        bool idle_fallback;
+        int r;
+
+        if (sd_booted() <= 0)
+                return fail(l, "backend=systemd, but this host was not booted with systemd");
+        r = bus_apply_slice(l->user.uid, &s, l->args.timeout_usec, &idle_fallback, &e);
+        if (r < 0)
+                return fail(l, "%s", e.msg[0] ? e.msg : strerror(-r));
+        if (idle_fallback)
+                pam_syslog(l->h, LOG_WARNING, "%s: this systemd does not support CPUWeight=idle; used CPUWeight=1",
                            l->user_esc);
-                return PAM_IGNORE;
-        }
+        if (l->args.debug)
+                pam_syslog(l->h, LOG_DEBUG, "%s: settings given to systemd for user-%u.slice", l->user_esc,
+                           (unsigned) l->user.uid);
         return PAM_SUCCESS;
 }
 
@@ -213,9 +229,8 @@ _public_ PAM_EXTERN int pam_sm_open_session(pam_handle_t *h, int flags, int argc
         r = resolve_settings(&l);
         if (r != PAM_SUCCESS)
                 return r;
-        r = choose_backend(&l);
-        if (r != PAM_SUCCESS)
-                return r;
+        if (use_systemd(&l))
+                return apply_systemd(&l);
         return apply_cgroupfs(&l);
 }
 

@@ -6,6 +6,11 @@
 #include <sys/vfs.h>
 #include <linux/magic.h>
 
+#include <inttypes.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+
+#include "backend-systemd.h"
 #include "backend.h"
 #include "slicectl.h"
 
@@ -21,8 +26,28 @@ static int cg_read_usage(SliceBackend *b, UsageSample **ret, size_t *ret_n, CsEr
         return slice_read_usage(&b->cgfs, ret, ret_n, e);
 }
 
-static int cg_update(SliceBackend *b, uid_t uid, const CpuKernelValues *k, CsError *e) {
-        return cgfs_update_slice(&b->cgfs, uid, k, e);
+static int cg_update(SliceBackend *b, uid_t uid, const Resolved *res, CsError *e) {
+        CpuKernelValues k;
+
+        cpu_limits_to_kernel(&res->limits, &k);
+        return cgfs_update_slice(&b->cgfs, uid, &k, e);
+}
+
+/* On a systemd host the live values are still read from cgroupfs, but every write goes through
+ * PID 1, the single writer of user.slice. */
+static int sd_update(SliceBackend *b, uid_t uid, const Resolved *res, CsError *e) {
+        BusSliceSettings s = {
+                .weight_set = res->source[SETTING_WEIGHT] != NULL,
+                .quota_set = res->source[SETTING_QUOTA] != NULL,
+                .period_set = res->source[SETTING_PERIOD] != NULL,
+                .limits = res->limits,
+        };
+
+        return bus_apply_slice(uid, &s, BUS_TIMEOUT_DEFAULT_USEC, NULL, e);
+}
+
+static int sd_gc(SliceBackend *b, CsError *e) {
+        return 0; /* logind and systemd remove user slices themselves */
 }
 
 static int cg_gc(SliceBackend *b, CsError *e) {
@@ -45,6 +70,16 @@ static const SliceBackendOps cgroupfs_ops = {
 
 /* A named layout over the real cgroup mount keeps the cgroupfs check; over a scratch tree
  * (tests) there is no cgroupfs to check. */
+static const SliceBackendOps systemd_ops = {
+        .name = "systemd",
+        .read_all = cg_read_all,
+        .read_one = cg_read_one,
+        .read_usage = cg_read_usage,
+        .update = sd_update,
+        .gc = sd_gc,
+        .close = cg_close,
+};
+
 static bool on_cgroupfs(const char *root, const char *sub) {
         _cleanup_free_ char *p = NULL;
         struct statfs s;
@@ -61,7 +96,12 @@ int backend_open(SliceBackend *ret, CsError *e) {
         CgroupLayout layout = {};
         int r;
 
-        *ret = (SliceBackend) { .ops = &cgroupfs_ops };
+        bool systemd = arg_backend == SLICECTL_BACKEND_SYSTEMD ||
+                       (arg_backend == SLICECTL_BACKEND_AUTO && sd_booted() > 0);
+
+        if (arg_backend == SLICECTL_BACKEND_SYSTEMD && sd_booted() <= 0)
+                return cs_error(e, -EOPNOTSUPP, "--backend=systemd, but this host was not booted with systemd");
+        *ret = (SliceBackend) { .ops = systemd ? &systemd_ops : &cgroupfs_ops, .systemd = systemd };
         if (arg_layout >= 0) {
                 r = cgroup_layout_named(root, (CgroupLayoutKind) arg_layout, &layout, e);
                 if (r < 0)
@@ -80,4 +120,37 @@ void backend_close(SliceBackend *b) {
         if (b->ops)
                 b->ops->close(b);
         b->ops = NULL;
+}
+
+static void print_bus_value(const char *name, uint64_t v, const char *unset) {
+        if (v == BUS_USEC_INFINITY)
+                printf("  %s=%s\n", name, unset);
+        else
+                printf("  %s=%" PRIu64 "\n", name, v);
+}
+
+void backend_print_manager_view(const SliceBackend *b, uid_t uid) {
+        BusSliceView v = {};
+        CsError e = {};
+
+        if (!b->systemd)
+                return;
+        printf("\nsystemd (writes this slice):\n");
+        if (bus_read_slice(uid, BUS_TIMEOUT_DEFAULT_USEC, &v, &e) < 0) {
+                printf("  not available: %s\n", e.msg);
+                return;
+        }
+        printf("  ActiveState=%s\n", v.active_state ? v.active_state : "?");
+        if (v.cpu_weight == CPU_WEIGHT_IDLE)
+                printf("  CPUWeight=idle\n");
+        else
+                print_bus_value("CPUWeight", v.cpu_weight, "(unset: 100)");
+        print_bus_value("CPUQuotaPerSecUSec", v.quota_per_sec, "infinity");
+        print_bus_value("CPUQuotaPeriodUSec", v.period_usec, "(default: 100ms)");
+        printf("  Drop-ins (settings made outside pam_cpuslice show up here):\n");
+        for (size_t i = 0; i < v.n_drop_in_paths; i++)
+                printf("    %s\n", v.drop_in_paths[i]);
+        if (v.n_drop_in_paths == 0)
+                printf("    none\n");
+        bus_slice_view_done(&v);
 }

@@ -6,6 +6,7 @@
 
 #include "backend-cgroupfs.h"
 #include "error.h"
+#include "rules.h"
 #include "slice-read.h"
 
 typedef struct SliceBackend SliceBackend;
@@ -16,13 +17,14 @@ typedef struct SliceBackendOps {
         int (*read_one)(SliceBackend *b, uid_t uid, SliceReadFlags flags, SliceInfo *ret, CsError *e);
         int (*read_usage)(SliceBackend *b, UsageSample **ret, size_t *ret_n, CsError *e);
         /* writes an existing slice; never creates one */
-        int (*update)(SliceBackend *b, uid_t uid, const CpuKernelValues *k, CsError *e);
+        int (*update)(SliceBackend *b, uid_t uid, const Resolved *res, CsError *e);
         int (*gc)(SliceBackend *b, CsError *e);
         void (*close)(SliceBackend *b);
 } SliceBackendOps;
 
 struct SliceBackend {
         const SliceBackendOps *ops;
+        bool systemd;           /* systemd writes the slices; cgroupfs is only read */
         bool v2;                /* the cpu controller speaks cgroup2 (cpu.weight) rather than v1 (cpu.shares) */
         Cgfs cgfs;
 };
@@ -30,3 +32,5 @@ struct SliceBackend {
 /* From --cgroup-root, --parent and --cgroup-layout. */
 int backend_open(SliceBackend *ret, CsError *e);
 void backend_close(SliceBackend *b);
+/* status on a systemd host: systemd's own view of the slice and the drop-ins it comes from */
+void backend_print_manager_view(const SliceBackend *b, uid_t uid);

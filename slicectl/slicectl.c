@@ -30,6 +30,7 @@ ConfPaths arg_conf;
 const char *arg_cgroup_root;
 const char *arg_parent;
 int arg_layout = -1;
+int arg_backend = SLICECTL_BACKEND_AUTO;
 
 int log_error(int r, const char *fmt, ...) {
         va_list ap;
@@ -146,6 +147,8 @@ static void help(void) {
                "      --cgroup-root DIR    cgroup mount root (default /sys/fs/cgroup)\n"
                "      --parent PATH        cgroup below which user.slice lives (default: the root)\n"
                "      --cgroup-layout NAME unified, legacy or hybrid (default: detect)\n"
+               "      --backend NAME       auto, cgroupfs or systemd: who writes the slices (default: systemd\n"
+               "                           on a host booted with systemd, else cgroupfs)\n"
                "  -h, --help               this help\n"
                "  -V, --version            version\n"
                "\n"
@@ -187,6 +190,7 @@ enum {
         ARG_CGROUP_ROOT,
         ARG_PARENT,
         ARG_CGROUP_LAYOUT,
+        ARG_BACKEND,
 };
 
 static int parse_argv(int argc, char **argv) {
@@ -208,6 +212,7 @@ static int parse_argv(int argc, char **argv) {
                 { "cgroup-root", required_argument, NULL, ARG_CGROUP_ROOT },
                 { "parent", required_argument, NULL, ARG_PARENT },
                 { "cgroup-layout", required_argument, NULL, ARG_CGROUP_LAYOUT },
+                { "backend", required_argument, NULL, ARG_BACKEND },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
                 {},
@@ -276,6 +281,16 @@ static int parse_argv(int argc, char **argv) {
                         if (arg_layout < 0)
                                 return log_error(-EINVAL, "unknown --cgroup-layout '%s' (unified, legacy or hybrid)",
                                                  optarg);
+                        break;
+                case ARG_BACKEND:
+                        if (strcmp(optarg, "auto") == 0)
+                                arg_backend = SLICECTL_BACKEND_AUTO;
+                        else if (strcmp(optarg, "cgroupfs") == 0)
+                                arg_backend = SLICECTL_BACKEND_CGROUPFS;
+                        else if (strcmp(optarg, "systemd") == 0)
+                                arg_backend = SLICECTL_BACKEND_SYSTEMD;
+                        else
+                                return log_error(-EINVAL, "unknown --backend '%s' (auto, cgroupfs or systemd)", optarg);
                         break;
                 case 'h':
                         help();

@@ -27,6 +27,8 @@ extern ConfPaths arg_conf;
 extern const char *arg_cgroup_root;
 extern const char *arg_parent;
 extern int arg_layout;                  /* CgroupLayoutKind, -1: detect */
+enum { SLICECTL_BACKEND_AUTO, SLICECTL_BACKEND_CGROUPFS, SLICECTL_BACKEND_SYSTEMD };
+extern int arg_backend;
 
 /* "slicectl: ..." on stderr; returns r (or -EINVAL when r is 0) so verbs can `return log_error(...)`. */
 int log_error(int r, const char *fmt, ...) _printf_(2, 3);

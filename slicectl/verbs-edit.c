@@ -137,7 +137,7 @@ static int apply_running(SliceBackend *b, const RuleSet *rs, const ApplyFilter *
                 if (!drift)
                         continue;
                 describe_change(b->v2, info, &res, drift, what, sizeof what);
-                r = b->ops->update(b, info->uid, &k, &e);
+                r = b->ops->update(b, info->uid, &res, &e);
                 if (r < 0) {
                         log_error(r, "%s: applying %s: %s", u.name, what, e.code ? e.msg : strerror(-r));
                         failed++;

@@ -291,6 +291,7 @@ int verb_status(int argc, char **argv) {
         printf("\n");
         print_cpu_stat(&info);
         print_sessions(&info);
+        backend_print_manager_view(&b, u.uid);
         slice_info_done(&info);
         return 0;
 }

@@ -368,10 +368,13 @@ static void test_unknown_user_and_args(void **state) {
         Fx *f = *state;
 
         conf(f, "* CPUWeight=100\n");
-        service(f, "cgroup_layout=unified frobnicate=1 cgroup_layout=sideways", NULL);
+        service(f, "cgroup_layout=unified frobnicate=1 cgroup_layout=sideways timeout=0 timeout=61s timeout=5m", NULL);
         run(f, "nosuchuser", PAM_SUCCESS, -1);
         expect_log(f, "unknown argument 'frobnicate=1'; ignored");
         expect_log(f, "bad argument 'cgroup_layout=sideways' (allowed: auto, unified, legacy, hybrid); ignored");
+        expect_log(f, "bad argument 'timeout=0' (allowed: a time of 1ms..60s");
+        expect_log(f, "bad argument 'timeout=61s'");
+        expect_log(f, "bad argument 'timeout=5m'");
         expect_log(f, "user not known to NSS");
         service(f, "cgroup_layout=unified strict", NULL);
         run(f, "nosuchuser", PAM_SESSION_ERR, -1);
@@ -383,7 +386,7 @@ static void test_backend_systemd_clear_error(void **state) {
         conf(f, "* CPUWeight=100\n");
         service(f, "cgroup_layout=unified backend=systemd", NULL);
         run(f, "alice", PAM_SUCCESS, -1);
-        expect_log(f, "backend=systemd is not available in this build");
+        expect_log(f, "backend=systemd, but this host was not booted with systemd");
         service(f, "cgroup_layout=unified backend=systemd strict", NULL);
         run(f, "alice", PAM_SESSION_ERR, -1);
         expect_no_log(f, "joined");

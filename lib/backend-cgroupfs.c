@@ -560,8 +560,10 @@ int cgfs_open_session(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, con
                 if (!scope_created)
                         s.scope[0] = '\0';
                 r = open_session_once(c, uid, session_id, pid, k, &s, &scope_created, e);
-                /* ENOENT: a concurrent close removed the slice under us; start over */
-                if (r != -ENOENT || attempt + 1 >= CGFS_OPEN_ATTEMPTS)
+                /* a concurrent close (or gc) removed the slice or scope under us; start over. ENOENT
+                 * when opening or creating below it, ENODEV when writing to a file of a cgroup that
+                 * was removed after we opened it */
+                if ((r != -ENOENT && r != -ENODEV) || attempt + 1 >= CGFS_OPEN_ATTEMPTS)
                         break;
         }
         if (r < 0) {

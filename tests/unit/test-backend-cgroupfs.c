@@ -1296,6 +1296,18 @@ static const FaultCase fault_cases[] = {
           .kept = "cpu/" SLICE "/session-pam-@PID@.scope" },
         { "cgroup.procs ENOENT once (scope removed under us)", TL_UNIFIED, "7",
           { OP_OPENAT, "cgroup.procs", ENOENT, .count = 1 }, 0, .kept = SCOPE "/cgroup.procs" },
+        /* cgroupfs: a write to a file of a cgroup removed after it was opened fails with ENODEV */
+        { "cpu.cfs_period_us ENODEV once (slice removed under us)", TL_HYBRID, "7",
+          { OP_WRITE, "cpu.cfs_period_us", ENODEV, .count = 1 }, 0,
+          .kept = "unified/" SCOPE "/cgroup.procs" },
+        { "cpu.max ENODEV once (slice removed under us)", TL_UNIFIED, NULL,
+          { OP_WRITE, "cpu.max", ENODEV, .count = 1 }, 0,
+          .kept = SLICE "/session-pam-@PID@.scope/cgroup.procs",
+          .gone = SLICE "/session-pam-@PID@-1.scope" },
+        { "cgroup.procs ENODEV once (scope removed by gc)", TL_LEGACY, "7",
+          { OP_WRITE, "cgroup.procs", ENODEV, .count = 1 }, 0, .kept = "cpuacct/" SCOPE "/cgroup.procs" },
+        { "cpu.shares ENODEV forever", TL_LEGACY, "7", { OP_WRITE, "cpu.shares", ENODEV }, -ENODEV,
+          "user-1001.slice: writing '3072' to cpu.shares: No such device", .gone = "cpu/" SCOPE },
         /* a retry reuses the scope an earlier attempt made rather than leaving it behind */
         { "mirror slice ENOENT once", TL_HYBRID, NULL,
           { OP_OPENAT, "user-1001.slice", ENOENT, .count = 1, .under = "/unified/" },
@@ -1399,7 +1411,12 @@ static void test_open_retry_limit(void **state) {
         assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), -ENOENT);
         assert_int_equal(count_calls(OP_OPENAT, "user-1001.slice", false), 8); /* CGFS_OPEN_ATTEMPTS */
         assert_int_equal(count_calls(OP_MKDIRAT, "session-7.scope", false), 0);
-        /* an error other than ENOENT is not retried */
+        /* ENODEV (a removed cgroup's file) the same */
+        fake_reset();
+        fake_add((Fault) { OP_WRITE, "cpu.max", ENODEV });
+        assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), -ENODEV);
+        assert_int_equal(count_calls(OP_WRITE, "cpu.max", false), 8);
+        /* other errors are not retried */
         fake_reset();
         fake_add((Fault) { OP_OPENAT, "user-1001.slice", EACCES });
         assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), -EACCES);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <systemd/sd-bus.h>
 
 #include "backend-cgroupfs.h"
@@ -107,6 +108,134 @@ int bus_apply_slice(uid_t uid, const BusSliceSettings *s, uint64_t timeout_usec,
         if (r < 0)
                 return cs_error(e, r, "systemd SetUnitProperties(%s): %s", unit,
                                 error.message ? error.message : strerror(-r));
+        return 0;
+}
+
+int bus_pid_in_user_slice(pid_t pid, uid_t uid) {
+        _cleanup_fclose_ FILE *f = NULL;
+        _cleanup_free_ char *line = NULL;
+        char path[64], slice[CGFS_NAME_MAX + 2];
+        size_t cap = 0;
+
+        snprintf(path, sizeof path, "/proc/%" PRIi32 "/cgroup", (int32_t) pid);
+        snprintf(slice, sizeof slice, "/user-%" PRIu32 ".slice/", (uint32_t) uid);
+        f = fopen(path, "re");
+        if (!f)
+                return -errno;
+        while (getline(&line, &cap, f) > 0) {
+                /* the unified line, or systemd's own named hierarchy on legacy/hybrid hosts */
+                if (strncmp(line, "0::", 3) != 0 && !strstr(line, ":name=systemd:"))
+                        continue;
+                if (strstr(line, slice))
+                        return 1;
+        }
+        return 0;
+}
+
+typedef struct JobWait {
+        const char *job;
+        bool done;
+        char result[32];
+} JobWait;
+
+static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        JobWait *w = userdata;
+        const char *path, *unit, *result;
+        uint32_t id;
+
+        if (sd_bus_message_read(m, "uoss", &id, &path, &unit, &result) < 0)
+                return 0;
+        if (w->job && strcmp(path, w->job) == 0) {
+                w->done = true;
+                snprintf(w->result, sizeof w->result, "%s", result);
+        }
+        return 0;
+}
+
+static int build_scope_call(sd_bus *bus, const char *scope, uid_t uid, pid_t pid, const char *description,
+                            sd_bus_message **ret) {
+        _cleanup_bus_message_ sd_bus_message *m = NULL;
+        char slice[CGFS_NAME_MAX];
+        int r;
+
+        cgfs_slice_name(uid, slice);
+        r = sd_bus_message_new_method_call(bus, &m, SD_DEST, SD_PATH, SD_MANAGER, "StartTransientUnit");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(m, "ss", scope, "fail");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(m, "a(sv)", 4, "Slice", "s", slice, "PIDs", "au", 1, (uint32_t) pid,
+                                  "Description", "s", description, "CollectMode", "s", "inactive-or-failed");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(m, "a(sa(sv))", 0);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+static uint64_t now_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}
+
+static int wait_job(sd_bus *bus, JobWait *w, uint64_t timeout_usec, CsError *e) {
+        uint64_t deadline = now_usec() + timeout_usec;
+
+        while (!w->done) {
+                uint64_t now = now_usec();
+                int r = sd_bus_process(bus, NULL);
+                if (r < 0)
+                        return cs_error(e, r, "waiting for systemd: %m");
+                if (r > 0)
+                        continue;
+                if (now >= deadline)
+                        return cs_error(e, -ETIMEDOUT, "systemd did not finish the scope job in time");
+                r = sd_bus_wait(bus, deadline - now);
+                if (r < 0)
+                        return cs_error(e, r, "waiting for systemd: %m");
+        }
+        if (strcmp(w->result, "done") != 0)
+                return cs_error(e, -EIO, "systemd's job for the scope ended with '%s'", w->result);
+        return 0;
+}
+
+int bus_move_to_user_slice(uid_t uid, pid_t pid, const char *description, uint64_t timeout_usec, char **ret_scope,
+                           CsError *e) {
+        _cleanup_bus_close_ sd_bus *bus = NULL;
+        _cleanup_bus_error_ sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_bus_message_ sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
+        JobWait w = {};
+        char scope[128];
+        int r;
+
+        snprintf(scope, sizeof scope, "cpuslice-%" PRIu32 "-%" PRIi32 ".scope", (uint32_t) uid, (int32_t) pid);
+        r = bus_open(timeout_usec, &bus, e);
+        if (r < 0)
+                return r;
+        /* subscribe before the call, or the signal may pass before we listen */
+        r = sd_bus_match_signal(bus, &slot, SD_DEST, SD_PATH, SD_MANAGER, "JobRemoved", on_job_removed, &w);
+        if (r < 0)
+                return cs_error(e, r, "cannot listen for systemd's JobRemoved: %m");
+        r = build_scope_call(bus, scope, uid, pid, description, &m);
+        if (r < 0)
+                return cs_error(e, r, "building StartTransientUnit: %m");
+        r = sd_bus_call(bus, m, timeout_usec, &error, &reply);
+        if (r < 0)
+                return cs_error(e, r, "systemd StartTransientUnit(%s): %s", scope,
+                                error.message ? error.message : strerror(-r));
+        r = sd_bus_message_read(reply, "o", &w.job);
+        if (r < 0)
+                return cs_error(e, r, "StartTransientUnit: bad reply");
+        r = wait_job(bus, &w, timeout_usec, e);
+        if (r < 0)
+                return r;
+        if (ret_scope && !(*ret_scope = strdup(scope)))
+                return -ENOMEM;
         return 0;
 }
 

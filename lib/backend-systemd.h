@@ -38,5 +38,11 @@ typedef struct BusSliceView {
  * Sets *ret_idle_fallback when this systemd does not know CPUWeight=idle and weight 1 was used. */
 int bus_apply_slice(uid_t uid, const BusSliceSettings *s, uint64_t timeout_usec, bool *ret_idle_fallback,
                     CsError *e);
+/* Whether pid already runs in user-UID.slice (from /proc/PID/cgroup, v2 or name=systemd line). */
+int bus_pid_in_user_slice(pid_t pid, uid_t uid);
+/* Moves pid into a new transient scope in user-UID.slice (StartTransientUnit) and waits for the
+ * job to finish, so that a shell forked right after (su, sudo) starts in the target's slice. */
+int bus_move_to_user_slice(uid_t uid, pid_t pid, const char *description, uint64_t timeout_usec, char **ret_scope,
+                           CsError *e);
 int bus_read_slice(uid_t uid, uint64_t timeout_usec, BusSliceView *ret, CsError *e);
 void bus_slice_view_done(BusSliceView *v);

@@ -83,6 +83,13 @@ static void parse_one(pam_handle_t *h, const char *arg, ModuleArgs *a) {
                         bad_value(h, arg, "a time of 1ms..60s, e.g. 500ms or 5s");
                 else
                         a->timeout_usec = ms * 1000;
+        } else if ((v = value_of(arg, "target_user"))) {
+                if (strcmp(v, "yes") == 0)
+                        a->target_user = true;
+                else if (strcmp(v, "no") == 0)
+                        a->target_user = false;
+                else
+                        bad_value(h, arg, "yes, no");
         } else if ((v = value_of(arg, "backend"))) {
                 if (strcmp(v, "auto") == 0)
                         a->backend = BACKEND_AUTO;
@@ -103,6 +110,7 @@ void module_args_parse(pam_handle_t *h, int argc, const char **argv, ModuleArgs 
                 .layout = -1,
                 .backend = BACKEND_AUTO,
                 .timeout_usec = BUS_TIMEOUT_DEFAULT_USEC,
+                .target_user = true,
         };
 
         for (int i = 0; i < argc; i++)

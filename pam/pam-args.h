@@ -22,6 +22,7 @@ typedef struct ModuleArgs {
         bool test_tree;         /* a plain directory stands in for cgroupfs (tests only) */
         Backend backend;
         uint64_t timeout_usec;  /* for the system bus */
+        bool target_user;       /* systemd: move su/sudo/runuser sessions into the target's slice */
         bool strict;
         bool debug;
 } ModuleArgs;

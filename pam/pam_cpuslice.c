@@ -124,6 +124,36 @@ static bool use_systemd(Login *l) {
         return l->args.backend == BACKEND_SYSTEMD || (l->args.backend == BACKEND_AUTO && sd_booted() > 0);
 }
 
+/* su, sudo and runuser open a session without a new logind session (systemd#35452): the process
+ * stays in the caller's slice and the target's limits would not apply. Move it, and wait for the
+ * job, or the shell forked next would stay behind. */
+static int move_to_target_slice(Login *l) {
+        const void *service = NULL, *ruser = NULL;
+        _cleanup_free_ char *scope = NULL;
+        char desc[512], esc[128], ruser_esc[128];
+        CsError e = {};
+        int r;
+
+        if (!l->args.target_user)
+                return PAM_SUCCESS;
+        r = bus_pid_in_user_slice(getpid(), l->user.uid);
+        if (r > 0)
+                return PAM_SUCCESS;
+        (void) pam_get_item(l->h, PAM_SERVICE, &service);
+        (void) pam_get_item(l->h, PAM_RUSER, &ruser);
+        snprintf(desc, sizeof desc, "%s session of %s opened by %s (uid %u), via pam_cpuslice",
+                 service ? escape_for_log(service, 32, esc, sizeof esc) : "PAM", l->user_esc,
+                 ruser ? escape_for_log(ruser, 32, ruser_esc, sizeof ruser_esc) : "?", (unsigned) getuid());
+        r = bus_move_to_user_slice(l->user.uid, getpid(), desc, l->args.timeout_usec, &scope, &e);
+        if (r < 0)
+                return fail(l, "moving the session into user-%u.slice: %s", (unsigned) l->user.uid,
+                            e.msg[0] ? e.msg : strerror(-r));
+        if (l->args.debug)
+                pam_syslog(l->h, LOG_DEBUG, "%s: moved pid %d into %s in user-%u.slice", l->user_esc, (int) getpid(),
+                           scope, (unsigned) l->user.uid);
+        return PAM_SUCCESS;
+}
+
 static int apply_systemd(Login *l) {
         BusSliceSettings s = {
                 .weight_set = l->res.source[SETTING_WEIGHT] != NULL,
@@ -146,7 +176,7 @@ static int apply_systemd(Login *l) {
         if (l->args.debug)
                 pam_syslog(l->h, LOG_DEBUG, "%s: settings given to systemd for user-%u.slice", l->user_esc,
                            (unsigned) l->user.uid);
-        return PAM_SUCCESS;
+        return move_to_target_slice(l);
 }
 
 static int open_backend(Login *l, Cgfs *c, CsError *e) {

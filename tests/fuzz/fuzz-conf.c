@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Whole config files through conf_parse_buffer, then resolution for a few users. The input is
+ * split at "\n--8<--\n" into up to 8 files: the main file and its drop-ins, read in that order as
+ * conf_load reads them. */
+#include "diag.h"
+#include "conf.h"
+#include "fuzz-check.h"
+#include "user.h"
+
+#define SEP "\n--8<--\n"
+#define FILES_MAX 8
+
+static void resolve_for(const RuleSet *rs, const char *name, uid_t uid, const char *const *groups) {
+        UserIdent u = { .uid = uid };
+        Resolved res;
+
+        u.name = strdup(name);
+        FUZZ_CHECK(u.name);
+        FUZZ_CHECK(user_set_groups(&u, groups) == 0);
+        FUZZ_CHECK(rules_resolve(rs, &u, &res) == 0);
+        check_kernel_values(&res.limits);
+        for (Setting s = 0; s < _SETTING_MAX; s++) {
+                const Rule *r = res.source[s];
+                if (!r)
+                        continue;
+                FUZZ_CHECK(r >= rs->rules && r < rs->rules + rs->n && (r->mask & (1u << s)));
+                FUZZ_CHECK(rule_matches(r, &u) == 1);
+                /* root gets a slice only from a line naming it */
+                if (uid == 0)
+                        FUZZ_CHECK(domain_names_user(&r->domain, name, uid));
+        }
+        if (uid == 0 && res.matched)
+                FUZZ_CHECK(res.source[0] || res.source[1] || res.source[2] || res.source[3]);
+        user_done(&u);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        static const char *const staff[] = { "alice", "staff", "wheel", NULL }, *const none[] = { NULL },
+                                 *const odd[] = { "12345", "a b", "..", NULL };
+        const char *p = (const char *) data, *end = p + size;
+        RuleSet rs = {};
+        DiagList diags = {};
+        unsigned files = 0, lines = 0;
+
+        while (p <= end && files < FILES_MAX) {
+                const char *sep = memmem(p, (size_t) (end - p), SEP, strlen(SEP));
+                size_t len = sep ? (size_t) (sep - p) : (size_t) (end - p);
+                char name[64];
+
+                snprintf(name, sizeof name, files == 0 ? "cpuslice.conf" : "cpuslice.d/%02u.conf", files);
+                FUZZ_CHECK(conf_parse_buffer(&rs, name, p, len, &diags) == 0);
+                for (size_t i = 0; i < len; i++)
+                        lines += p[i] == '\n';
+                lines++;
+                files++;
+                if (!sep)
+                        break;
+                p = sep + strlen(SEP);
+        }
+        FUZZ_CHECK(rs.n_files == files);
+        FUZZ_CHECK(rs.n + diags.n <= lines);
+        for (size_t i = 0; i < rs.n; i++) {
+                check_rule(&rs.rules[i]);
+                FUZZ_CHECK(rs.rules[i].file < rs.n_files && rs.rules[i].line >= 1);
+        }
+        for (size_t i = 0; i < diags.n; i++) {
+                char buf[1024];
+                FUZZ_CHECK(diags.items[i].msg && diags.items[i].file && diags.items[i].line >= 1);
+                diag_format(&diags.items[i], buf, sizeof buf);
+        }
+        resolve_for(&rs, "alice", 1001, staff);
+        resolve_for(&rs, "root", 0, none);
+        resolve_for(&rs, "12345", 3000, odd);
+        resolve_for(&rs, "nobody", 4294967294u, none);
+        ruleset_free(&rs);
+        diag_list_free(&diags);
+        return 0;
+}

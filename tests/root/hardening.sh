@@ -58,7 +58,7 @@ log_count() { grep -cF -- "$1" "$LOG" || true; }
 # fault NAME USER EXPECTED-LOG RUNNER...: the login proceeds with one clear log line; with the
 # same arguments plus `strict` it is denied; nothing outside user-UID.slice changes either way.
 # RUNNER runs "$@" in the faulty environment (e.g. with_syslog, or a private mount namespace).
-# Service args come from $FARGS.
+# Service args come from $FARGS, a PAM environment variable for the session from $FENV.
 fault() {
         local name=$1 user=$2 want=$3 uid before after n0 n1 s0 s1; shift 3
         uid=$(awk -F: -v u="$user" '$1 == u {print $3}' "$NSS_WRAPPER_PASSWD")
@@ -66,7 +66,7 @@ fault() {
         svc fault-strict "$FARGS" strict
         before=$(snapshot "$uid")
         n0=$(log_count "login proceeds without a CPU slice")
-        "$@" "$PAM_RUN" --confdir "$T/pam.d" --service fault --user "$user" -- true ||
+        "$@" "$PAM_RUN" --confdir "$T/pam.d" --service fault --user "$user" ${FENV:+--env "$FENV"} -- true ||
                 fail "$name: the login was denied without strict"
         sleep 0.2
         n1=$(log_count "login proceeds without a CPU slice")
@@ -74,7 +74,7 @@ fault() {
         grep -F -- "login proceeds without a CPU slice" "$LOG" | tail -1 | grep -qF -- "$want" ||
                 grep -qF -- "$want" "$LOG" || { tail -5 "$LOG"; fail "$name: log lacks '$want'"; }
         s0=$(log_count "session denied (strict)")
-        if "$@" "$PAM_RUN" --confdir "$T/pam.d" --service fault-strict --user "$user" -- true 2>/dev/null; then
+        if "$@" "$PAM_RUN" --confdir "$T/pam.d" --service fault-strict --user "$user" ${FENV:+--env "$FENV"} -- true 2>/dev/null; then
                 fail "$name: strict did not deny the session"
         fi
         sleep 0.2

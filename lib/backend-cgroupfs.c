@@ -65,13 +65,9 @@ int cgfs_open(const char *root, const char *parent, const CgroupLayout *layout, 
         if (fd < 0)
                 return cs_error(e, -errno, "cannot open cgroup root %s: %m", root);
         if (layout) {
-                c.layout = *layout;
-                c.layout.cpu.path = strdup(strempty(layout->cpu.path));
-                c.layout.acct.path = layout->acct.path ? strdup(layout->acct.path) : NULL;
-                if (!c.layout.cpu.path || (layout->acct.path && !c.layout.acct.path)) {
-                        cgroup_layout_done(&c.layout);
-                        return -ENOMEM;
-                }
+                r = cgroup_layout_copy(&c.layout, layout);
+                if (r < 0)
+                        return r;
         } else {
                 r = cgroup_layout_detect(root, NULL, &c.layout, e);
                 if (r < 0)
@@ -196,14 +192,13 @@ typedef enum WalkFlags {
         WALK_NEAREST = 1 << 2,          /* stop at the deepest directory that exists */
 } WalkFlags;
 
-/* Walks a '/'-separated relative path below dirfd, one openat(O_NOFOLLOW) per component. */
+/* Walks a '/'-separated relative path below dirfd (which it takes over), one openat(O_NOFOLLOW)
+ * per component. Existing directories are the common case: open first, mkdir only when missing. */
 static int walk(Cgfs *c, int dirfd, const char *path, WalkFlags flags, CsError *e) {
-        _cleanup_close_ int fd = c->ops->openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+        _cleanup_close_ int fd = dirfd;
         char name[256];
         int r;
 
-        if (fd < 0)
-                return cs_error(e, negative_errno(), "cannot reopen directory: %m");
         for (const char *s = path; *s;) {
                 size_t n = strcspn(s, "/");
                 int next;
@@ -222,12 +217,13 @@ static int walk(Cgfs *c, int dirfd, const char *path, WalkFlags flags, CsError *
                         if (r < 0)
                                 return cs_error_prefix(e, "enabling the cpu controller below %s: ", path), r;
                 }
-                if (flags & WALK_CREATE) {
+                next = cgfs_open_dir(c, fd, name, e);
+                if (next == -ENOENT && (flags & WALK_CREATE)) {
                         r = make_dir(c, fd, name, e);
                         if (r < 0)
                                 return r;
+                        next = cgfs_open_dir(c, fd, name, e);
                 }
-                next = cgfs_open_dir(c, fd, name, e);
                 if (next == -ENOENT && (flags & WALK_NEAREST))
                         break;
                 if (next < 0)
@@ -245,7 +241,7 @@ static int open_hierarchy(Cgfs *c, const CgroupHierarchy *h, CsError *e) {
          * tmpfs above the hierarchies; what it leads to must still be cgroupfs */
         fd = c->ops->openat(c->root_fd, *h->path ? h->path : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
         if (fd < 0)
-                return cs_error(e, negative_errno(), "cannot open the cgroup hierarchy %s: %m", h->path);
+                return cs_error(e, negative_errno(), "cannot open %s: %m", *h->path ? h->path : "the cgroup root");
         return check_cgroupfs(c, fd, *h->path ? h->path : "the cgroup root", e);
 }
 
@@ -263,7 +259,7 @@ static int open_slice_path(Cgfs *c, const CgroupHierarchy *h, uid_t uid, WalkFla
                 return hfd;
         if (!h->v2)
                 flags &= ~WALK_ENABLE_CPU;
-        return walk(c, hfd, path, flags, e);
+        return walk(c, TAKE_FD(hfd), path, flags, e);
 }
 
 int cgfs_open_user_slice_root(Cgfs *c, const CgroupHierarchy *h, CsError *e) {
@@ -335,45 +331,57 @@ int cgfs_update_slice(Cgfs *c, uid_t uid, const CpuKernelValues *k, CsError *e) 
         return slice_apply(c, uid, k, 0, NULL, e);
 }
 
-/* The cgroup pid is in on hierarchy h, from /proc/PID/cgroup ("ID:CONTROLLERS:PATH"). */
-static int proc_cgroup_path(pid_t pid, const CgroupHierarchy *h, const char *controller, char **ret) {
+static const char *hierarchy_controller(const Cgfs *c, const CgroupHierarchy *h) {
+        return h == &c->layout.cpu ? "cpu" : "cpuacct";
+}
+
+/* One line of /proc/PID/cgroup ("ID:CONTROLLERS", split) belongs to hierarchy h */
+static bool cgroup_line_is(const CgroupHierarchy *h, const char *id, const char *controllers, const char *want) {
+        size_t n = strlen(want);
+
+        if (h->v2)
+                return strcmp(id, "0") == 0 && *controllers == '\0';
+        for (const char *p = controllers; *p;) {
+                size_t len = strcspn(p, ",");
+                if (len == n && strncmp(p, want, n) == 0)
+                        return true;
+                p += len + (p[len] == ',');
+        }
+        return false;
+}
+
+/* The cgroups pid is in on the cpu hierarchy and the accounting mirror, in one read of
+ * /proc/PID/cgroup ("ID:CONTROLLERS:PATH" lines). */
+static int proc_cgroup_paths(Cgfs *c, pid_t pid, char **ret_cpu, char **ret_acct) {
         _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *line = NULL;
+        const CgroupHierarchy *acct = c->layout.acct.path ? &c->layout.acct : NULL;
         char path[64];
         size_t cap = 0;
-        ssize_t n;
 
         snprintf(path, sizeof path, "/proc/%" PRIi32 "/cgroup", (int32_t) pid);
         f = fopen(path, "re");
         if (!f)
                 return -errno;
-        while ((n = getline(&line, &cap, f)) > 0) {
+        while (getline(&line, &cap, f) > 0) {
                 char *ctrl = strchr(line, ':'), *p;
-                bool hit;
+                char **target = NULL;
 
                 if (!ctrl || !(p = strchr(ctrl + 1, ':')))
                         continue;
                 *p++ = '\0';
                 *ctrl++ = '\0';
                 p[strcspn(p, "\n")] = '\0';
-                if (h->v2)
-                        hit = strcmp(line, "0") == 0 && *ctrl == '\0';
-                else {
-                        hit = false;
-                        for (char *save = NULL, *t = strtok_r(ctrl, ",", &save); t; t = strtok_r(NULL, ",", &save))
-                                hit = hit || strcmp(t, controller) == 0;
-                }
-                if (hit) {
-                        *ret = strdup(p);
-                        return *ret ? 0 : -ENOMEM;
-                }
+                if (!*ret_cpu && cgroup_line_is(&c->layout.cpu, line, ctrl, hierarchy_controller(c, &c->layout.cpu)))
+                        target = ret_cpu;
+                else if (acct && !*ret_acct && cgroup_line_is(acct, line, ctrl, hierarchy_controller(c, acct)))
+                        target = ret_acct;
+                if (target && !(*target = strdup(p)))
+                        return -ENOMEM;
         }
-        return -ENOENT;
+        return 0;
 }
 
-static const char *hierarchy_controller(const Cgfs *c, const CgroupHierarchy *h) {
-        return h == &c->layout.cpu ? "cpu" : "cpuacct";
-}
 
 static bool pid_is_realtime(pid_t pid) {
         int p = sched_getscheduler(pid);
@@ -403,7 +411,7 @@ static int move_back(Cgfs *c, const CgroupHierarchy *h, const char *orig, pid_t 
         if (hfd < 0)
                 return hfd;
         /* the cgroup it came from may be gone: then its nearest ancestor */
-        fd = walk(c, hfd, orig, WALK_NEAREST, e);
+        fd = walk(c, TAKE_FD(hfd), orig, WALK_NEAREST, e);
         if (fd < 0)
                 return fd;
         return move_pid(c, fd, h, pid, e);
@@ -525,11 +533,9 @@ static int open_session_once(Cgfs *c, uid_t uid, const char *session_id, pid_t p
                 acct_fd = open_hierarchy(c, &c->layout.acct, e);
                 if (acct_fd < 0)
                         return acct_fd;
-                r = walk(c, acct_fd, path, WALK_CREATE, e);
-                if (r < 0)
-                        return r;
-                closep(&acct_fd);
-                acct_fd = r;
+                acct_fd = walk(c, TAKE_FD(acct_fd), path, WALK_CREATE, e);
+                if (acct_fd < 0)
+                        return acct_fd;
         }
         r = join_scope(c, &c->layout.cpu, TAKE_FD(scope_fd), pid, e);
         if (r < 0)
@@ -546,15 +552,10 @@ int cgfs_open_session(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, con
         int r;
 
         /* remembered before the move, so close can put the process back */
-        r = proc_cgroup_path(pid, &c->layout.cpu, hierarchy_controller(c, &c->layout.cpu), &s.orig_cpu);
-        if (r < 0 && r != -ENOENT)
+        r = proc_cgroup_paths(c, pid, &s.orig_cpu, &s.orig_acct);
+        if (r < 0) {
+                cgfs_session_done(&s);
                 return cs_error(e, r, "cannot read /proc/%" PRIi32 "/cgroup: %m", (int32_t) pid);
-        if (c->layout.acct.path) {
-                r = proc_cgroup_path(pid, &c->layout.acct, hierarchy_controller(c, &c->layout.acct), &s.orig_acct);
-                if (r < 0 && r != -ENOENT) {
-                        cgfs_session_done(&s);
-                        return cs_error(e, r, "cannot read /proc/%" PRIi32 "/cgroup: %m", (int32_t) pid);
-                }
         }
         for (unsigned attempt = 0;; attempt++) {
                 if (!scope_created)

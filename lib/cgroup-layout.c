@@ -32,6 +32,19 @@ void cgroup_layout_done(CgroupLayout *l) {
         *l = (CgroupLayout) {};
 }
 
+int cgroup_layout_copy(CgroupLayout *dst, const CgroupLayout *src) {
+        CgroupLayout l = *src;
+
+        l.cpu.path = strdup(strempty(src->cpu.path));
+        l.acct.path = src->acct.path ? strdup(src->acct.path) : NULL;
+        if (!l.cpu.path || (src->acct.path && !l.acct.path)) {
+                cgroup_layout_done(&l);
+                return -ENOMEM;
+        }
+        *dst = l;
+        return 0;
+}
+
 /* mountinfo escapes space, tab, newline and backslash as \ooo */
 static void unescape_octal(char *s) {
         char *w = s;

@@ -49,4 +49,5 @@ int cgroup_layout_detect(const char *root, const char *mountinfo, CgroupLayout *
  * unified: cpu at the root (v2); legacy: cpu at cpu/ and, if it exists, cpuacct/ mirrored;
  * hybrid: cpu at cpu/, unified/ (v2) mirrored. Does not check the filesystem type. */
 int cgroup_layout_named(const char *root, CgroupLayoutKind kind, CgroupLayout *ret, CsError *e);
+int cgroup_layout_copy(CgroupLayout *dst, const CgroupLayout *src);
 void cgroup_layout_done(CgroupLayout *l);

@@ -179,25 +179,36 @@ static int apply_systemd(Login *l) {
         return move_to_target_slice(l);
 }
 
-static int open_backend(Login *l, Cgfs *c, CsError *e) {
+/* What open_session hands to close_session: where the process came from, and the layout, so
+ * that close neither detects it again nor can see a different one. */
+typedef struct SessionState {
+        CgfsSession s;
+        CgroupLayout layout;
+} SessionState;
+
+static int open_backend(Login *l, const CgroupLayout *known, Cgfs *c, CsError *e) {
         CgroupLayout layout = {};
         int r;
 
-        if (l->args.layout >= 0) {
+        if (!known && l->args.layout >= 0) {
                 r = cgroup_layout_named(l->args.cgroup_root, (CgroupLayoutKind) l->args.layout, &layout, e);
                 if (r < 0)
                         return r;
                 layout.check_fs = !l->args.test_tree;
+                known = &layout;
         }
-        r = cgfs_open(l->args.cgroup_root, l->args.parent, l->args.layout >= 0 ? &layout : NULL, NULL, c, e);
+        r = cgfs_open(l->args.cgroup_root, l->args.parent, known, NULL, c, e);
         cgroup_layout_done(&layout);
         return r;
 }
 
 static void session_free(pam_handle_t *h, void *data, int status) {
-        if (data) {
-                cgfs_session_done(data);
-                free(data);
+        SessionState *st = data;
+
+        if (st) {
+                cgfs_session_done(&st->s);
+                cgroup_layout_done(&st->layout);
+                free(st);
         }
 }
 
@@ -215,12 +226,12 @@ static const char *session_id(Login *l) {
 
 static int apply_cgroupfs(Login *l) {
         _cleanup_(cgfs_close) Cgfs c = { .root_fd = -EBADF };
-        CgfsSession *s = calloc(1, sizeof *s);
+        SessionState *st = calloc(1, sizeof *st);
         CsError e = {};
         CpuKernelValues k;
         int r;
 
-        if (!s)
+        if (!st)
                 return fail(l, "out of memory");
         cpu_limits_to_kernel(&l->res.limits, &k);
         if (k.period_adjusted)
@@ -229,20 +240,24 @@ static int apply_cgroupfs(Login *l) {
         if (k.quota_raised)
                 pam_syslog(l->h, LOG_WARNING, "%s: CPUQuota= raised to the kernel's minimum of 1ms per %" PRIu64
                            "us period", l->user_esc, k.period_usec);
-        r = open_backend(l, &c, &e);
+        r = open_backend(l, NULL, &c, &e);
         if (r >= 0)
-                r = cgfs_open_session(&c, l->user.uid, session_id(l), getpid(), &k, s, &e);
+                r = cgfs_open_session(&c, l->user.uid, session_id(l), getpid(), &k, &st->s, &e);
+        if (r >= 0 && cgroup_layout_copy(&st->layout, &c.layout) < 0) {
+                (void) cgfs_close_session(&c, &st->s, getpid(), NULL);
+                r = cs_error(&e, -ENOMEM, "out of memory");
+        }
         if (r < 0) {
-                free(s);
+                session_free(l->h, st, 0);
                 return fail(l, "%s", e.msg[0] ? e.msg : strerror(-r));
         }
         if (l->args.debug)
-                pam_syslog(l->h, LOG_DEBUG, "%s: joined %s in user-%u.slice", l->user_esc, s->scope,
+                pam_syslog(l->h, LOG_DEBUG, "%s: joined %s in user-%u.slice", l->user_esc, st->s.scope,
                            (unsigned) l->user.uid);
-        r = pam_set_data(l->h, SESSION_DATA, s, session_free);
+        r = pam_set_data(l->h, SESSION_DATA, st, session_free);
         if (r != PAM_SUCCESS) {
-                (void) cgfs_close_session(&c, s, getpid(), NULL);
-                session_free(l->h, s, 0);
+                (void) cgfs_close_session(&c, &st->s, getpid(), NULL);
+                session_free(l->h, st, 0);
                 return fail(l, "pam_set_data: %s", pam_strerror(l->h, r));
         }
         return PAM_SUCCESS;
@@ -268,16 +283,18 @@ _public_ PAM_EXTERN int pam_sm_close_session(pam_handle_t *h, int flags, int arg
         _cleanup_(login_done) Login l = { .h = h };
         _cleanup_(cgfs_close) Cgfs c = { .root_fd = -EBADF };
         const void *data = NULL;
+        const SessionState *st;
         CsError e = {};
         int r;
 
         if (pam_get_data(h, SESSION_DATA, &data) != PAM_SUCCESS || !data)
                 return PAM_IGNORE; /* open_session put this login nowhere */
+        st = data;
         module_args_parse(h, argc, argv, &l.args);
-        escape_for_log(((const CgfsSession *) data)->scope, LOG_NAME_MAX, l.user_esc, sizeof l.user_esc);
-        r = open_backend(&l, &c, &e);
+        escape_for_log(st->s.scope, LOG_NAME_MAX, l.user_esc, sizeof l.user_esc);
+        r = open_backend(&l, &st->layout, &c, &e);
         if (r >= 0)
-                r = cgfs_close_session(&c, data, getpid(), &e);
+                r = cgfs_close_session(&c, &st->s, getpid(), &e);
         /* the data is spent either way: a second close must not act on it again */
         (void) pam_set_data(h, SESSION_DATA, NULL, NULL);
         if (r < 0) {

@@ -1316,8 +1316,8 @@ static const FaultCase fault_cases[] = {
         { "mirror slice ENOENT forever", TL_HYBRID, NULL,
           { OP_OPENAT, "user-1001.slice", ENOENT, .under = "/unified/" },
           -ENOENT, "cannot open user-1001.slice", .gone = "cpu/" SLICE "/session-pam-*" },
-        { "reopening a directory EMFILE", TL_HYBRID, "7", { OP_OPENAT, ".", EMFILE }, -EMFILE,
-          "cannot reopen directory: Too many open files" },
+        { "opening the cgroup root EMFILE", TL_UNIFIED, "7", { OP_OPENAT, ".", EMFILE }, -EMFILE,
+          "cannot open the cgroup root: Too many open files" },
         { "the hierarchy EACCES", TL_HYBRID, "7", { OP_OPENAT, "cpu", EACCES }, -EACCES,
           "cpu: Permission denied",
           .gone = "cpu/user.slice" },
@@ -1400,7 +1400,7 @@ static void test_open_faults(void **state) {
         }
 }
 
-/* the retry limit: each attempt opens the slice once */
+/* the retry limit: each attempt opens the slice, creates it when missing, and opens it again */
 static void test_open_retry_limit(void **state) {
         Fx *f = *state;
         CpuKernelValues k = W300_Q50;
@@ -1409,7 +1409,7 @@ static void test_open_retry_limit(void **state) {
         open_tl(f, TL_UNIFIED, "", &fake_ops);
         fake_add((Fault) { OP_OPENAT, "user-1001.slice", ENOENT });
         assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), -ENOENT);
-        assert_int_equal(count_calls(OP_OPENAT, "user-1001.slice", false), 8); /* CGFS_OPEN_ATTEMPTS */
+        assert_int_equal(count_calls(OP_OPENAT, "user-1001.slice", false), 2 * 8); /* CGFS_OPEN_ATTEMPTS */
         assert_int_equal(count_calls(OP_MKDIRAT, "session-7.scope", false), 0);
         /* ENODEV (a removed cgroup's file) the same */
         fake_reset();

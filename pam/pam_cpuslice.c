@@ -13,10 +13,10 @@
 #include <unistd.h>
 #include <security/pam_ext.h>
 #include <security/pam_modules.h>
-#include <systemd/sd-daemon.h>
+#include <dlfcn.h>
 
 #include "backend-cgroupfs.h"
-#include "backend-systemd.h"
+#include "systemd-plugin.h"
 #include "conf.h"
 #include "macro.h"
 #include "pam-args.h"
@@ -121,13 +121,39 @@ static int resolve_settings(Login *l) {
 
 /* systemd is the single writer of user.slice on a host it booted: never write behind its back */
 static bool use_systemd(Login *l) {
-        return l->args.backend == BACKEND_SYSTEMD || (l->args.backend == BACKEND_AUTO && sd_booted() > 0);
+        return l->args.backend == BACKEND_SYSTEMD || (l->args.backend == BACKEND_AUTO && systemd_booted());
+}
+
+/* The plugin beside this module's own file; closed again by the caller (no state between logins). */
+static int load_plugin(Login *l, void **ret_handle, const SystemdPlugin **ret) {
+        Dl_info info = {};
+        char path[PATH_MAX], *slash;
+        const SystemdPlugin *p;
+        void *h;
+
+        if (!dladdr((void *) pam_sm_open_session, &info) || !info.dli_fname)
+                return fail(l, "cannot find the module's own path to load %s", SYSTEMD_PLUGIN_NAME);
+        snprintf(path, sizeof path, "%s", info.dli_fname);
+        slash = strrchr(path, '/');
+        snprintf(slash ? slash + 1 : path, sizeof path - (size_t) (slash ? slash + 1 - path : 0), "%s",
+                 SYSTEMD_PLUGIN_NAME);
+        h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+                return fail(l, "cannot load the systemd backend: %s", dlerror());
+        p = dlsym(h, SYSTEMD_PLUGIN_SYMBOL);
+        if (!p || p->abi != SYSTEMD_PLUGIN_ABI) {
+                dlclose(h);
+                return fail(l, "%s is not the systemd backend of this module version", path);
+        }
+        *ret_handle = h;
+        *ret = p;
+        return PAM_SUCCESS;
 }
 
 /* su, sudo and runuser open a session without a new logind session (systemd#35452): the process
  * stays in the caller's slice and the target's limits would not apply. Move it, and wait for the
  * job, or the shell forked next would stay behind. */
-static int move_to_target_slice(Login *l) {
+static int move_to_target_slice(Login *l, const SystemdPlugin *plugin) {
         const void *service = NULL, *ruser = NULL;
         _cleanup_free_ char *scope = NULL;
         char desc[512], esc[128], ruser_esc[128];
@@ -136,7 +162,7 @@ static int move_to_target_slice(Login *l) {
 
         if (!l->args.target_user)
                 return PAM_SUCCESS;
-        r = bus_pid_in_user_slice(getpid(), l->user.uid);
+        r = plugin->pid_in_user_slice(getpid(), l->user.uid);
         if (r > 0)
                 return PAM_SUCCESS;
         (void) pam_get_item(l->h, PAM_SERVICE, &service);
@@ -144,7 +170,7 @@ static int move_to_target_slice(Login *l) {
         snprintf(desc, sizeof desc, "%s session of %s opened by %s (uid %u), via pam_cpuslice",
                  service ? escape_for_log(service, 32, esc, sizeof esc) : "PAM", l->user_esc,
                  ruser ? escape_for_log(ruser, 32, ruser_esc, sizeof ruser_esc) : "?", (unsigned) getuid());
-        r = bus_move_to_user_slice(l->user.uid, getpid(), desc, l->args.timeout_usec, &scope, &e);
+        r = plugin->move_to_user_slice(l->user.uid, getpid(), desc, l->args.timeout_usec, &scope, &e);
         if (r < 0)
                 return fail(l, "moving the session into user-%u.slice: %s", (unsigned) l->user.uid,
                             e.msg[0] ? e.msg : strerror(-r));
@@ -154,7 +180,7 @@ static int move_to_target_slice(Login *l) {
         return PAM_SUCCESS;
 }
 
-static int apply_systemd(Login *l) {
+static int apply_with_plugin(Login *l, const SystemdPlugin *plugin) {
         BusSliceSettings s = {
                 .weight_set = l->res.source[SETTING_WEIGHT] != NULL,
                 .quota_set = l->res.source[SETTING_QUOTA] != NULL,
@@ -165,9 +191,7 @@ static int apply_systemd(Login *l) {
         bool idle_fallback;
         int r;
 
-        if (sd_booted() <= 0)
-                return fail(l, "backend=systemd, but this host was not booted with systemd");
-        r = bus_apply_slice(l->user.uid, &s, l->args.timeout_usec, &idle_fallback, &e);
+        r = plugin->apply_slice(l->user.uid, &s, l->args.timeout_usec, &idle_fallback, &e);
         if (r < 0)
                 return fail(l, "%s", e.msg[0] ? e.msg : strerror(-r));
         if (idle_fallback)
@@ -176,7 +200,22 @@ static int apply_systemd(Login *l) {
         if (l->args.debug)
                 pam_syslog(l->h, LOG_DEBUG, "%s: settings given to systemd for user-%u.slice", l->user_esc,
                            (unsigned) l->user.uid);
-        return move_to_target_slice(l);
+        return move_to_target_slice(l, plugin);
+}
+
+static int apply_systemd(Login *l) {
+        const SystemdPlugin *plugin = NULL;
+        void *handle = NULL;
+        int r;
+
+        if (!systemd_booted())
+                return fail(l, "backend=systemd, but this host was not booted with systemd");
+        r = load_plugin(l, &handle, &plugin);
+        if (r != PAM_SUCCESS)
+                return r;
+        r = apply_with_plugin(l, plugin);
+        dlclose(handle);
+        return r;
 }
 
 /* What open_session hands to close_session: where the process came from, and the layout, so

@@ -456,6 +456,27 @@ static void test_dlopen_exports(void **state) {
         /* only the PAM entry points leave the .so */
         assert_null(dlsym(h, "cgfs_open"));
         assert_null(dlsym(h, "conf_load"));
+        /* libsystemd comes only with the plugin, on systemd hosts */
+        assert_null(dlopen("libsystemd.so.0", RTLD_NOW | RTLD_NOLOAD));
+        dlclose(h);
+}
+
+static void test_systemd_plugin(void **state) {
+        char path[4096], *slash;
+        const unsigned *abi;
+        void *h;
+
+        snprintf(path, sizeof path, "%s", module_path());
+        slash = strrchr(path, '/');
+        assert_non_null(slash);
+        snprintf(slash + 1, sizeof path - (size_t) (slash + 1 - path), "pam_cpuslice-systemd.so");
+        h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+                fail_msg("dlopen %s: %s", path, dlerror());
+        abi = dlsym(h, "cpuslice_systemd_plugin");
+        assert_non_null(abi);
+        assert_int_equal(*abi, 1); /* SYSTEMD_PLUGIN_ABI */
+        assert_null(dlsym(h, "bus_apply_slice"));
         dlclose(h);
 }
 
@@ -476,7 +497,7 @@ int main(int argc, char **argv) {
                 T(test_unsafe_config),    T(test_left_alone),
                 T(test_root_named),       T(test_unknown_user_and_args),
                 T(test_backend_systemd_clear_error), T(test_no_fd_leak),
-                T(test_dlopen_exports),
+                T(test_dlopen_exports), T(test_systemd_plugin),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* pam_cpuslice-systemd.so: the systemd backend for the module, loaded on demand (see
+ * lib/systemd-plugin.h). Exports one table and nothing else. */
+#include "macro.h"
+#include "systemd-plugin.h"
+
+_public_ const SystemdPlugin cpuslice_systemd_plugin = {
+        .abi = SYSTEMD_PLUGIN_ABI,
+        .apply_slice = bus_apply_slice,
+        .pid_in_user_slice = bus_pid_in_user_slice,
+        .move_to_user_slice = bus_move_to_user_slice,
+};

@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Hostile trees and fd hygiene through the real PAM stack (pam_wrapper, nss_wrapper, a scratch tree
+ * via test_tree): a symlink or a regular file planted where user.slice, user-UID.slice or the
+ * session scope should be is refused, the login proceeds (denied with strict) and nothing is
+ * written through it; and on every path, success or failure, each fd the module opened is closed
+ * again or O_CLOEXEC, so none leaks into the session. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <libpamtest.h>
+
+#include "test-util.h"
+
+static char self_exe[PATH_MAX] = "/proc/self/exe";
+
+typedef struct Fx {
+        char *dir;
+        char services[600], cgroot[600], conf[600], log[600], outside[600];
+} Fx;
+
+static int setup(void **state) {
+        Fx *f = calloc(1, sizeof *f);
+
+        umask(022);
+        f->dir = scratch_dir();
+        if (!f || !f->dir)
+                return -1;
+        snprintf(f->services, sizeof f->services, "%s/pam.d", f->dir);
+        snprintf(f->cgroot, sizeof f->cgroot, "%s/cgroup", f->dir);
+        snprintf(f->conf, sizeof f->conf, "%s/cpuslice.conf", f->dir);
+        snprintf(f->log, sizeof f->log, "%s/log", f->dir);
+        snprintf(f->outside, sizeof f->outside, "%s/outside", f->dir);
+        if (mkdir(f->services, 0755) < 0 || mkdir(f->cgroot, 0755) < 0 || mkdir(f->outside, 0755) < 0)
+                return -1;
+        if (write_file(f->outside, "target", "untouched\n", 0644) < 0 ||
+            write_file(f->dir, "cpuslice.conf", "* CPUWeight=100\nalice CPUWeight=300 CPUQuota=50%\n", 0644) < 0)
+                return -1;
+        setenv("PAM_WRAPPER_SERVICE_DIR", f->services, 1);
+        *state = f;
+        return 0;
+}
+
+static int teardown(void **state) {
+        Fx *f = *state;
+
+        rm_rf(f->dir);
+        free(f->dir);
+        free(f);
+        return 0;
+}
+
+/* pam_env puts XDG_SESSION_ID=h1 in the PAM environment, as logind's pam_systemd would */
+static void service(Fx *f, const char *args) {
+        char text[4096];
+
+        assert_int_equal(write_file(f->dir, "env.conf", "XDG_SESSION_ID DEFAULT=h1\n", 0644), 0);
+        snprintf(text, sizeof text,
+                 "auth required pam_permit.so\naccount required pam_permit.so\n"
+                 "session required pam_env.so readenv=0 user_readenv=0 conffile=%s/env.conf\n"
+                 "session required %s conf=%s confdir=%s/none rundir=%s/none cgroup_root=%s test_tree "
+                 "cgroup_layout=unified %s\nsession required pam_permit.so\n",
+                 f->dir, getenv("PAM_CPUSLICE_MODULE"), f->conf, f->dir, f->dir, f->cgroot, args);
+        assert_int_equal(write_file(f->services, "cs", text, 0644), 0);
+}
+
+static char *slurp(const char *path) {
+        static char buf[65536];
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n;
+
+        if (fd < 0)
+                return NULL;
+        n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        buf[n < 0 ? 0 : n] = '\0';
+        return buf;
+}
+
+static int count_lines_with(const char *path, const char *needle) {
+        const char *log = slurp(path);
+        int n = 0;
+
+        for (const char *p = log; p && (p = strstr(p, needle)); p += strlen(needle))
+                n++;
+        return n;
+}
+
+/* Runs MODE in a fresh exec of this binary (pam_wrapper reads the service dir once per process),
+ * stderr (pam_syslog via pam_wrapper) appended to f->log; returns the exit status. */
+static int run_child(Fx *f, const char *mode, const char *user, int want) {
+        char w[16];
+        int status;
+        pid_t pid;
+
+        snprintf(w, sizeof w, "%d", want);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                int fd = open(f->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+                if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
+                        _exit(101);
+                execl(self_exe, "test-pam-hostile", mode, user, w, (char *) NULL);
+                _exit(102);
+        }
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int open_close_main(const char *user, int want) {
+        struct pam_testcase t[] = { pam_test(PAMTEST_OPEN_SESSION, want), pam_test(PAMTEST_CLOSE_SESSION, PAM_SUCCESS) };
+        enum pamtest_err perr = _pamtest("cs", user, NULL, t, want == PAM_SUCCESS ? 2 : 1, NULL);
+
+        if (perr != PAMTEST_ERR_OK) {
+                fprintf(stderr, "PAMTEST-FAILED %s: %s (open returned %d)\n", user, pamtest_strerror(perr), t[0].op_rv);
+                return 1;
+        }
+        return 0;
+}
+
+/* The fds open in this process, as a bitmap over 0..1023. */
+static void fd_set_now(bool set[1024]) {
+        DIR *d = opendir("/proc/self/fd");
+        int self = d ? dirfd(d) : -1;
+
+        memset(set, 0, 1024 * sizeof(bool));
+        for (struct dirent *de; d && (de = readdir(d));) {
+                int fd = atoi(de->d_name);
+                if (de->d_name[0] != '.' && fd != self && fd >= 0 && fd < 1024)
+                        set[fd] = true;
+        }
+        if (d)
+                closedir(d);
+}
+
+static bool fd_cloexec(int fd) {
+        char path[64], *line, *p;
+
+        snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
+        line = slurp(path);
+        p = line ? strstr(line, "flags:") : NULL;
+        return p && (strtoul(p + 6, NULL, 8) & O_CLOEXEC);
+}
+
+/* fds that appeared between before and after: each must be O_CLOEXEC (none is expected at all) */
+static int compare_fds(const char *what, const bool before[1024], const bool after[1024]) {
+        int bad = 0;
+
+        for (int fd = 0; fd < 1024; fd++) {
+                if (before[fd] && !after[fd])
+                        fprintf(stderr, "FDS %s: fd %d was closed by the module\n", what, fd), bad++;
+                if (!before[fd] && after[fd]) {
+                        char link[64], target[256] = "";
+                        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+                        (void) !readlink(link, target, sizeof target - 1);
+                        fprintf(stderr, "FDS %s: fd %d (%s) left open%s\n", what, fd, target,
+                                fd_cloexec(fd) ? " with O_CLOEXEC" : " WITHOUT O_CLOEXEC: leaks into the session");
+                        bad++;
+                }
+        }
+        return bad;
+}
+
+static int fds_main(const char *user) {
+        struct pam_testcase warm[] = { pam_test(PAMTEST_OPEN_SESSION, PAM_SUCCESS),
+                                       pam_test(PAMTEST_CLOSE_SESSION, PAM_SUCCESS) };
+        struct pam_testcase open_only[] = { pam_test(PAMTEST_OPEN_SESSION, PAM_SUCCESS) };
+        struct pam_testcase both[] = { pam_test(PAMTEST_OPEN_SESSION, PAM_SUCCESS),
+                                       pam_test(PAMTEST_CLOSE_SESSION, PAM_SUCCESS) };
+        bool b[1024], a[1024];
+        int bad;
+
+        /* libpam and the wrappers open their own files on first use */
+        if (_pamtest("cs", user, NULL, warm, 2, NULL) != PAMTEST_ERR_OK)
+                return 1;
+        fd_set_now(b);
+        if (_pamtest("cs", user, NULL, open_only, 1, NULL) != PAMTEST_ERR_OK)
+                return 2;
+        fd_set_now(a);
+        bad = compare_fds("after open_session", b, a);
+        if (_pamtest("cs", user, NULL, both, 2, NULL) != PAMTEST_ERR_OK)
+                return 2;
+        fd_set_now(a);
+        bad += compare_fds("after open+close", b, a);
+        fprintf(stderr, "FDS-CHECKED %s\n", user);
+        return bad ? 3 : 0;
+}
+
+static bool exists(Fx *f, const char *rel) {
+        char path[1200];
+        struct stat st;
+
+        snprintf(path, sizeof path, "%s/%s", f->cgroot, rel);
+        return lstat(path, &st) == 0;
+}
+
+static void mkdirs(Fx *f, const char *rel) {
+        char path[1200];
+
+        snprintf(path, sizeof path, "%s/%s", f->cgroot, rel);
+        for (char *p = path + strlen(f->cgroot) + 1; (p = strchr(p, '/')); p++) {
+                *p = '\0';
+                (void) mkdir(path, 0755);
+                *p = '/';
+        }
+        (void) mkdir(path, 0755);
+}
+
+/* A manifest of the outside directory: names and contents. */
+static char *manifest(Fx *f) {
+        char *m = NULL, cmd[1400];
+        size_t n = 0;
+        FILE *p;
+
+        snprintf(cmd, sizeof cmd, "cd '%s' && find . -printf '%%p %%y %%s\\n' | sort && cat target", f->outside);
+        p = popen(cmd, "re");
+        assert_non_null(p);
+        assert_true(getdelim(&m, &n, '\0', p) > 0);
+        pclose(p);
+        return m;
+}
+
+typedef struct Plant {
+        const char *parent, *name;      /* below the cgroup root */
+        bool symlink;
+} Plant;
+
+static const Plant plants[] = {
+        { NULL, "user.slice", true },
+        { NULL, "user.slice", false },
+        { "user.slice", "user-1001.slice", true },
+        { "user.slice", "user-1001.slice", false },
+        { "user.slice/user-1001.slice", "session-h1.scope", true },
+        { "user.slice/user-1001.slice", "session-h1.scope", false },
+        /* a control file of the slice made a symlink to a file outside */
+        { "user.slice/user-1001.slice", "cpu.max", true },
+        { "user.slice/user-1001.slice", "cpu.weight", true },
+        { "user.slice", "cgroup.subtree_control", true },
+};
+
+static void test_planted(void **state) {
+        Fx *f = *state;
+
+        for (size_t i = 0; i < sizeof plants / sizeof plants[0]; i++) {
+                const Plant *p = &plants[i];
+                char where[700], path[1400], args[256], *before, *after;
+                bool control = strchr(p->name, '.') && strncmp(p->name, "c", 1) == 0;
+                int n0, n1;
+
+                rm_rf(f->cgroot);
+                assert_int_equal(mkdir(f->cgroot, 0755), 0);
+                if (p->parent)
+                        mkdirs(f, p->parent);
+                snprintf(where, sizeof where, "%s%s%s", p->parent ? p->parent : "", p->parent ? "/" : "", p->name);
+                snprintf(path, sizeof path, "%s/%s", f->cgroot, where);
+                if (p->symlink) {
+                        char target[700];
+                        snprintf(target, sizeof target, control ? "%s/target" : "%s", f->outside);
+                        assert_int_equal(symlink(target, path), 0);
+                } else
+                        assert_int_equal(write_file(f->cgroot, where, "", 0644), 0);
+                before = strdup(manifest(f));
+
+                snprintf(args, sizeof args, "debug");
+                service(f, args);
+                n0 = count_lines_with(f->log, "login proceeds without a CPU slice");
+                if (run_child(f, "--open", "alice", PAM_SUCCESS) != 0)
+                        fail_msg("case %zu (%s %s): login not allowed; log:\n%s", i, where,
+                                 p->symlink ? "symlink" : "file", slurp(f->log));
+                n1 = count_lines_with(f->log, "login proceeds without a CPU slice");
+                if (n1 - n0 != 1)
+                        fail_msg("case %zu (%s): %d failure lines; log:\n%s", i, where, n1 - n0, slurp(f->log));
+                if (!strstr(slurp(f->log), control ? "refused" : "not a directory (a symlink or file planted there?); refused") &&
+                    !strstr(slurp(f->log), "Too many levels of symbolic links") &&
+                    !strstr(slurp(f->log), "Not a directory"))
+                        fail_msg("case %zu (%s): no clear reason; log:\n%s", i, where, slurp(f->log));
+                service(f, "strict");
+                assert_int_equal(run_child(f, "--open", "alice", PAM_SESSION_ERR), 0);
+                after = manifest(f);
+                if (strcmp(before, after) != 0)
+                        fail_msg("case %zu (%s): written through the planted %s:\n%s\nvs\n%s", i, where,
+                                 p->symlink ? "symlink" : "file", before, after);
+                assert_true(exists(f, where)); /* left where it was */
+                free(before);
+                assert_int_equal(truncate(f->log, 0), 0);
+        }
+}
+
+/* Every fd the module opens is closed again, on the success path and on each failure path. */
+static void test_fds_on_every_path(void **state) {
+        Fx *f = *state;
+        char args[1400], link[1200];
+        struct {
+                const char *what, *args, *user;
+                void (*prepare)(Fx *f);
+        } cases[] = {
+                { "success", "", "alice", NULL },
+                { "unknown user", "", "nosuchuser", NULL },
+                { "missing cgroup root", "cgroup_root=/nonexistent/cg", "alice", NULL },
+                { "config refused (FIFO)", "conf=FIFO", "alice", NULL },
+                { "symlink at user.slice", "", "alice", NULL },
+                { "user left alone", "", "root", NULL },
+        };
+
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+                rm_rf(f->cgroot);
+                assert_int_equal(mkdir(f->cgroot, 0755), 0);
+                if (strcmp(cases[i].args, "conf=FIFO") == 0) {
+                        snprintf(link, sizeof link, "%s/fifo", f->dir);
+                        (void) mkfifo(link, 0644);
+                        snprintf(args, sizeof args, "conf=%s", link);
+                } else
+                        snprintf(args, sizeof args, "%s", cases[i].args);
+                if (strstr(cases[i].what, "symlink")) {
+                        snprintf(link, sizeof link, "%s/user.slice", f->cgroot);
+                        assert_int_equal(symlink(f->outside, link), 0);
+                }
+                service(f, args);
+                if (run_child(f, "--fds", cases[i].user, 0) != 0)
+                        fail_msg("fd check, %s: %s", cases[i].what, slurp(f->log));
+                assert_int_equal(count_lines_with(f->log, "FDS-CHECKED"), 1);
+                assert_int_equal(truncate(f->log, 0), 0);
+        }
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(int argc, char **argv) {
+        /* not /proc/self/exe: under valgrind that is valgrind's own tool */
+        if (!realpath(argv[0], self_exe))
+                snprintf(self_exe, sizeof self_exe, "/proc/self/exe");
+        if (argc == 4 && strcmp(argv[1], "--open") == 0)
+                return open_close_main(argv[2], atoi(argv[3]));
+        if (argc == 4 && strcmp(argv[1], "--fds") == 0)
+                return fds_main(argv[2]);
+        const struct CMUnitTest tests[] = {
+                T(test_planted),
+                T(test_fds_on_every_path),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -270,7 +270,7 @@ static void test_planted(void **state) {
                         assert_int_equal(symlink(target, path), 0);
                 } else
                         assert_int_equal(write_file(f->cgroot, where, "", 0644), 0);
-                before = strdup(manifest(f));
+                before = manifest(f);
 
                 snprintf(args, sizeof args, "debug");
                 service(f, args);
@@ -293,6 +293,7 @@ static void test_planted(void **state) {
                                  p->symlink ? "symlink" : "file", before, after);
                 assert_true(exists(f, where)); /* left where it was */
                 free(before);
+                free(after);
                 assert_int_equal(truncate(f->log, 0), 0);
         }
 }

@@ -1,0 +1,333 @@
+#!/bin/bash
+# tests/vm/guest-cgroupfs.sh — guest half of vm-nosd-v2 and vm-nosd-v1 (tests/vm/vm-test.sh).
+#
+# Runs as root in a VM without systemd (tools/vm/run --env nosd-v2|nosd-v1), where the module's
+# cgroupfs backend applies.  Installs the freshly built module into the guest's real /etc/pam.d
+# (common-session, which su, su -l and login include; runuser, which runuser -l includes) and a
+# real /etc/security/cpuslice.conf, then logs users in through each entry point and checks the
+# cgroup tree, the values, the CPU split, the quota, slicectl, and that logout leaves nothing.
+#
+# Prints "CHECK ok|FAIL ..." lines and "FIGURE ..." lines (also appended to /mnt/share/figures);
+# writes slicectl's JSON to /mnt/share/slicectl-*.json for the host to check; exits 1 if a check
+# failed.  Tunables in /mnt/share/params: HOGS (per user, default 2 x nproc), FAIR_SECS, QUOTA_SECS,
+# TRACE (an xtrace with timestamps in /mnt/share/trace).
+set -u
+ENV=${CPUSLICE_VM_ENV:?not running under tools/vm/run}
+S=${CPUSLICE_VM_SHARE:-/mnt/share}
+[ -f "$S/params" ] && . "$S/params"
+NPROC=$(nproc)
+HOGS=${HOGS:-$((2 * NPROC))} # per user; 2 x nproc balances across the CPUs better than nproc
+FAIR_SECS=${FAIR_SECS:-6}
+QUOTA_SECS=${QUOTA_SECS:-5}
+D=/tmp/vmt
+if [ -n "${TRACE:-}" ]; then # CPUSLICE_VM_TRACE=1: an xtrace with timestamps in the share
+        exec 7> "$S/trace"; BASH_XTRACEFD=7; PS4='+ ${EPOCHREALTIME} ${FUNCNAME[0]:-}: '; set -x
+fi
+fails=0
+ok() { echo "CHECK ok   $*"; }
+bad() { echo "CHECK FAIL $*"; fails=$((fails + 1)); }
+check() { # check DESCRIPTION COMMAND...
+        local what=$1; shift
+        if "$@"; then ok "$what"; else bad "$what"; fi
+}
+fig() { echo "FIGURE $*"; echo "$*" >> "$S/figures"; }
+section() { echo; echo "=== $*"; }
+calc() { awk "BEGIN { printf \"%.${2:-3}f\", $1 }"; }
+is_true() { awk "BEGIN { exit !($1) }"; }
+mkdir -m 1777 -p "$D"
+cd /tmp
+
+section "facts ($ENV, $(uname -r), $NPROC CPUs)"
+echo "PID 1: $(cat /proc/1/comm)"
+grep cgroup /proc/self/mountinfo | awk '{ print "  mount " $5, $(NF-2), $NF }'
+check "PID 1 is not systemd" [ "$(cat /proc/1/comm)" != systemd ]
+
+# The hierarchy holding cpu, and the one holding cpuacct (the same one when co-mounted).
+v1_mount() { # controller -> mount point of the v1 hierarchy that has it
+        awk -F' - ' -v c="$1" '{ split($1, a, " "); split($2, b, " ");
+                if (b[1] == "cgroup" && ("," b[3] ",") ~ ("," c ",")) { print a[5]; exit } }' /proc/self/mountinfo
+}
+case "$ENV" in
+*-v2)   V=2; CPUH=/sys/fs/cgroup; ACCTH=$CPUH
+        check "cgroup2 at /sys/fs/cgroup with cpu available" grep -qw cpu $CPUH/cgroup.controllers
+        echo "root cgroup.subtree_control before any login: '$(cat $CPUH/cgroup.subtree_control)'" ;;
+*-v1)   V=1; CPUH=$(v1_mount cpu); ACCTH=$(v1_mount cpuacct)
+        check "v1 cpu hierarchy at '$CPUH', cpuacct at '$ACCTH'" [ -n "$CPUH" -a -n "$ACCTH" ]
+        check "no cgroup2 mounted" bash -c '! grep -q " - cgroup2 " /proc/self/mountinfo' ;;
+*)      echo "unknown env $ENV"; exit 1 ;;
+esac
+
+# ------------------------------------------------------------------------------------- install --
+section "install"
+# pam_syslog goes to /dev/log, which nothing reads here: a small catcher keeps the module's lines.
+perl -MSocket -MIO::Handle -e '
+        socket(my $s, PF_UNIX, SOCK_DGRAM, 0) or die "socket: $!";
+        unlink "/dev/log"; bind($s, pack_sockaddr_un("/dev/log")) or die "bind: $!"; chmod 0666, "/dev/log";
+        open(my $o, ">>", $ARGV[0]) or die; $o->autoflush(1);
+        while (defined recv($s, my $m, 8192, 0)) { print $o "$m\n" }' "$D/syslog" &
+CATCHER=$!
+trap 'kill $CATCHER 2>/dev/null' EXIT
+: > "$D/syslog"
+
+install -m 644 "$S/pam_cpuslice.so" /usr/lib/x86_64-linux-gnu/security/pam_cpuslice.so
+# installed as a package would; the module loads it only on systemd hosts
+[ -f "$S/pam_cpuslice-systemd.so" ] && install -m 644 "$S/pam_cpuslice-systemd.so" /usr/lib/x86_64-linux-gnu/security/
+install -m 755 "$S/slicectl" /usr/local/bin/slicectl
+install -m 644 "$S/session.sh" "$D/session.sh"
+# Debian: su, su -l (su-l includes su) and login include common-session; runuser and runuser -l
+# (runuser-l includes runuser) include neither, so the module goes into runuser too.
+echo 'session required pam_cpuslice.so' >> /etc/pam.d/common-session
+echo 'session required pam_cpuslice.so' >> /etc/pam.d/runuser
+check "su, login include common-session; su-l includes su; runuser-l includes runuser" bash -c '
+        grep -q "^@include common-session" /etc/pam.d/su && grep -q "^@include common-session" /etc/pam.d/login &&
+        grep -qE "^session[[:space:]]+include[[:space:]]+su$" /etc/pam.d/su-l &&
+        grep -qE "^session[[:space:]]+include[[:space:]]+runuser$" /etc/pam.d/runuser-l'
+cat > /etc/security/cpuslice.conf <<'EOF'
+# pam_cpuslice VM test
+*               CPUWeight=100
+@staff          CPUWeight=300
+@students       CPUQuota=50%
+bob             CPUQuota=infinity
+1500:1999       CPUWeight=50 CPUQuota=150% CPUQuotaPeriodSec=50ms
+EOF
+chown root:root /etc/security/cpuslice.conf
+chmod 644 /etc/security/cpuslice.conf
+sed 's/^/  /' /etc/security/cpuslice.conf
+slicectl check && ok "slicectl check accepts the config" || bad "slicectl check accepts the config"
+
+# Expected values: alice (staff) 300; bob (students, own line) 100 without quota; carol
+# (students) 100 with 50%; dave (uid range) 50 with 150% over 50 ms.
+declare -A W=([1001]=300 [1002]=100 [1003]=100 [1500]=50)
+declare -A Q=([1001]=max [1002]=max [1003]=50000 [1500]=75000)
+declare -A P=([1001]=100000 [1002]=100000 [1003]=100000 [1500]=50000)
+
+# --------------------------------------------------------------------------------------- helpers --
+declare -A JOB=()
+fifos() { # fifos TAG: the FIFOs the session waits on, go-TAG and stop-TAG
+        local f
+        mkfifo -m 666 "$D/go-$1" "$D/stop-$1"
+}
+poke() { # poke FIFO...: wake whoever waits on each
+        local f
+        for f in "$@"; do
+                timeout 30 bash -c 'echo > "$1"' - "$f" || bad "nobody read $f"
+        done
+}
+start() { # start TAG CMD...: a login in the background
+        local tag=$1; shift
+        fifos "$tag"
+        "$@" < /dev/null > "$D/$tag.out" 2>&1 &
+        JOB[$tag]=$!
+}
+start_login() { # start_login TAG USER HOGS: login(1) on a pty through script(1)
+        local tag=$1 user=$2 hogs=$3
+        fifos "$tag"
+        mkfifo -m 600 "$D/feed-$tag"
+        # login flushes the tty before it starts the shell: type only once the shell runs, and
+        # keep script's stdin open until the session is over
+        ( for _ in $(seq 300); do pgrep -u "$user" -x bash > /dev/null && break; sleep 0.2; done
+          sleep 1
+          echo "exec sh $D/session.sh $tag $hogs"
+          read -r _ < "$D/feed-$tag" ) | timeout 300 script -qec "login -f $user" /dev/null > "$D/$tag.out" 2>&1 &
+        JOB[$tag]=$!
+}
+wait_info() { # wait_info TAG...: until each session has written its info file
+        local tag
+        for tag in "$@"; do
+                for _ in $(seq 600); do [ -f "$D/$tag.info" ] && break; sleep 0.1; done
+                [ -f "$D/$tag.info" ] || { bad "$tag: session did not start"; sed 's/^/  | /' "$D/$tag.out"; }
+        done
+}
+go() { # go TAG...: the sessions start their hogs
+        local tag
+        for tag in "$@"; do poke "$D/go-$tag"; done
+}
+stop() { # stop TAG...: end the sessions and wait for su/runuser/login to close them
+        local tag rc
+        for tag in "$@"; do poke "$D/stop-$tag"; done
+        for tag in "$@"; do
+                for _ in $(seq 300); do kill -0 "${JOB[$tag]}" 2> /dev/null || break; sleep 0.1; done
+                [ -p "$D/feed-$tag" ] && timeout 5 bash -c 'echo > "$1"' - "$D/feed-$tag" 2> /dev/null
+                if kill -0 "${JOB[$tag]}" 2> /dev/null; then
+                        bad "$tag: the login did not end within 30 s"
+                else
+                        wait "${JOB[$tag]}"; rc=$?
+                        check "$tag: the login ended with status 0 (it was $rc)" [ "$rc" = 0 ]
+                fi
+        done
+}
+# Shell builtins only below (no forks): under TCG every fork+exec costs ~0.1 s.
+rd() { R=; read -r R < "$1"; } # rd FILE: R = its first line
+has_line() { # has_line FILE LINE
+        local l
+        while read -r l; do [ "$l" = "$2" ] && return 0; done < "$1"
+        return 1
+}
+matches() { [[ "$1" =~ $2 ]]; } # matches STRING ERE
+has_word() { rd "$1"; [[ " $R " == *" $2 "* ]]; } # has_word FILE WORD: in its first line
+read_info() { # read_info TAG: PID, WHO and CG (the cgroup in the cpu hierarchy) of the session
+        local l k h c p
+        PID= WHO= CG=
+        while read -r l; do
+                k=${l%%=*}; l=${l#*=}
+                case "$k" in
+                pid) PID=$l ;;
+                user) WHO=$l ;;
+                cgroup) IFS=: read -r h c p <<< "$l"
+                        if [ $V = 2 ]; then [ "$h" = 0 ] && CG=$p
+                        else [[ ",$c," == *,cpu,* ]] && CG=$p; fi ;;
+                esac
+        done < "$D/$1.info"
+}
+usage_us() { # usage_us UID: USAGE = CPU time of the user's slice in microseconds (builtins only)
+        local k v
+        USAGE=
+        if [ $V = 2 ]; then
+                while read -r k v; do
+                        [ "$k" = usage_usec ] && { USAGE=$v; break; }
+                done < "$ACCTH/user.slice/user-$1.slice/cpu.stat"
+        else
+                read -r v < "$ACCTH/user.slice/user-$1.slice/cpuacct.usage" && USAGE=$((v / 1000))
+        fi
+}
+snapshot() { # snapshot UID...: U[UID] = usage, T = now (us); no forks, so the reads are close together
+        local uid
+        for uid in "$@"; do usage_us "$uid"; U[$uid]=$USAGE; done
+        T=${EPOCHREALTIME/./}
+}
+declare -A U=()
+values_of() { # values_of UID: VALUES = the slice's settings as one line
+        local d=$CPUH/user.slice/user-$1.slice w m
+        if [ $V = 2 ]; then
+                rd "$d/cpu.weight"; w=$R; rd "$d/cpu.max"; m=$R
+                VALUES="cpu.weight=$w cpu.max='$m'"
+        else
+                rd "$d/cpu.shares"; w=$R; rd "$d/cpu.cfs_quota_us"; m=$R; rd "$d/cpu.cfs_period_us"
+                VALUES="cpu.shares=$w cpu.cfs_quota_us=$m cpu.cfs_period_us=$R"
+        fi
+}
+check_session() { # check_session TAG UID ENTRY-POINT: placement and values while the session runs
+        local tag=$1 uid=$2 entry=$3 d sd want ppid pcomm k v f
+        [ -f "$D/$tag.info" ] || return
+        read_info "$tag"
+        d=$CPUH$CG
+        sd=$CPUH/user.slice/user-$uid.slice
+        check "$entry $WHO: session process in user.slice/user-$uid.slice/session-*.scope (it is in $CG)" \
+                matches "$CG" "^/user\.slice/user-$uid\.slice/session-[A-Za-z0-9_-]+\.scope$"
+        check "$entry: $d lists the session process $PID" has_line "$d/cgroup.procs" "$PID"
+        ppid=
+        while read -r k v; do [ "$k" = PPid: ] && ppid=$v; done < "/proc/$PID/status"
+        rd "/proc/$ppid/comm"; pcomm=$R
+        check "$entry: the process that opened the session ($pcomm, $ppid) is in the scope too" \
+                has_line "$d/cgroup.procs" "$ppid"
+        if [ $V = 2 ]; then
+                for f in "" /user.slice "/user.slice/user-$uid.slice"; do
+                        check "$entry: +cpu in cgroup.subtree_control of ${f:-/}" \
+                                has_word "$CPUH$f/cgroup.subtree_control" cpu
+                done
+                rd "$sd/cpu.weight"
+                check "$entry: cpu.weight of user-$uid.slice is ${W[$uid]} ($R)" [ "$R" = "${W[$uid]}" ]
+                want="${Q[$uid]} ${P[$uid]}"
+                rd "$sd/cpu.max"
+                check "$entry: cpu.max of user-$uid.slice is '$want' ('$R')" [ "$R" = "$want" ]
+        else
+                want=$(( W[$uid] * 1024 / 100 ))
+                rd "$sd/cpu.shares"
+                check "$entry: cpu.shares of user-$uid.slice is $want ($R)" [ "$R" = "$want" ]
+                want=${Q[$uid]}; [ "$want" = max ] && want=-1
+                rd "$sd/cpu.cfs_quota_us"
+                check "$entry: cpu.cfs_quota_us of user-$uid.slice is $want ($R)" [ "$R" = "$want" ]
+                rd "$sd/cpu.cfs_period_us"
+                check "$entry: cpu.cfs_period_us of user-$uid.slice is ${P[$uid]} ($R)" [ "$R" = "${P[$uid]}" ]
+                if [ "$ACCTH" != "$CPUH" ]; then
+                        check "$entry: the accounting hierarchy mirrors the scope ($ACCTH$CG)" \
+                                has_line "$ACCTH$CG/cgroup.procs" "$PID"
+                fi
+        fi
+        values_of "$uid"
+        fig "$ENV $entry $WHO: ${CPUH#/sys/fs/cgroup}$CG (opened by $pcomm); $VALUES"
+}
+check_gone() { # check_gone UID...: nothing of the users is left after their last logout
+        local uid
+        for uid in "$@"; do
+                check "user-$uid.slice is gone after the last logout" [ ! -e "$CPUH/user.slice/user-$uid.slice" ]
+                [ "$ACCTH" = "$CPUH" ] || check "user-$uid.slice is gone from $ACCTH too" \
+                        [ ! -e "$ACCTH/user.slice/user-$uid.slice" ]
+        done
+}
+slicectl_json() { # slicectl_json NAME: slicectl list while the sessions run, kept for the host
+        slicectl list -i 1s | sed 's/^/  /'
+        if slicectl list --json -i 1s > "$S/slicectl-$1.json"; then
+                ok "slicectl list --json ($1) exits 0"
+        else
+                bad "slicectl list --json ($1) exits 0"
+        fi
+        sed 's/^/  /' "$S/slicectl-$1.json"
+}
+
+# -------------------------------------------------- su -l alice, runuser -l bob: the 3:1 split --
+section "su -l alice (CPUWeight=300) and runuser -l bob (CPUWeight=100), $HOGS hogs each"
+start alice-su-l su -l alice -c "sh $D/session.sh alice-su-l $HOGS"
+start bob-runuser-l runuser -l bob -c "sh $D/session.sh bob-runuser-l $HOGS"
+wait_info alice-su-l bob-runuser-l
+check_session alice-su-l 1001 "su -l"
+check_session bob-runuser-l 1002 "runuser -l"
+
+go alice-su-l bob-runuser-l
+sleep 2 # both slices saturated
+snapshot 1001 1002; a0=${U[1001]} b0=${U[1002]} t0=$T
+sleep "$FAIR_SECS"
+snapshot 1001 1002; a1=${U[1001]} b1=${U[1002]} t1=$T
+da=$((a1 - a0)) db=$((b1 - b0)) dt=$((t1 - t0))
+ratio=$(calc "$da / ($db > 0 ? $db : 1)")
+busy=$(calc "($da + $db) * 100 / ($dt * $NPROC)" 0)
+fig "$ENV split: alice (weight 300) $((da / 1000)) ms, bob (weight 100) $((db / 1000)) ms over $(calc "$dt / 1e6" 1) s" \
+    "with $HOGS hogs each: ratio $ratio (want 3 +/- 10 %); the two got $busy % of $NPROC CPUs"
+check "alice:bob = $ratio is within 10 % of 3:1" is_true "$ratio >= 2.7 && $ratio <= 3.3"
+check "the two users kept the machine busy ($busy % >= 80 %)" is_true "$busy >= 80"
+slicectl_json fair
+stop alice-su-l bob-runuser-l
+check_gone 1001 1002
+
+# -------------------------------------- login carol (50 % quota), su dave + runuser -u dave --
+section "login carol (CPUQuota=50%, $HOGS hogs); su dave and runuser -u dave (CPUQuota=150%, 1 hog each)"
+start_login carol-login carol "$HOGS"
+start dave-su su dave -c "sh $D/session.sh dave-su 1"
+start dave-runuser runuser -u dave -- sh "$D/session.sh" dave-runuser 1
+wait_info carol-login dave-su dave-runuser
+check_session carol-login 1003 "login"
+check_session dave-su 1500 "su"
+check_session dave-runuser 1500 "runuser"
+read_info dave-su; cg1=$CG; read_info dave-runuser
+check "dave's two sessions have two scopes in one slice ($cg1, $CG)" [ "${cg1%/*}" = "${CG%/*}" -a "$cg1" != "$CG" ]
+
+go carol-login dave-su dave-runuser
+sleep 2
+snapshot 1003 1500; c0=${U[1003]} e0=${U[1500]} t0=$T
+sleep "$QUOTA_SECS"
+snapshot 1003 1500; c1=${U[1003]} e1=${U[1500]} t1=$T
+dt=$((t1 - t0))
+cpct=$(calc "($c1 - $c0) * 100 / $dt" 1)
+epct=$(calc "($e1 - $e0) * 100 / $dt" 1)
+thr=$(awk '/^nr_periods|^nr_throttled/ { printf "%s=%s ", $1, $2 }' "$CPUH/user.slice/user-1003.slice/cpu.stat")
+fig "$ENV quota: carol (CPUQuota=50%, $HOGS hogs) used $cpct % of one CPU over $(calc "$dt / 1e6" 1) s (${thr% });" \
+    "dave (CPUQuota=150%, 2 sessions, 1 hog each) used $epct %"
+check "carol's 50 % quota holds: $cpct % <= 55 %" is_true "$cpct <= 55"
+check "carol got CPU at all: $cpct % >= 25 %" is_true "$cpct >= 25"
+check "dave's 150 % quota holds: $epct % <= 165 %" is_true "$epct <= 165"
+check "carol's slice was throttled" is_true "$(awk '/^nr_throttled/ { print $2 }' "$CPUH/user.slice/user-1003.slice/cpu.stat") > 0"
+slicectl_json quota
+stop carol-login dave-su dave-runuser
+check_gone 1003 1500
+
+# ------------------------------------------------------------------------------------- the end --
+section "after the last logout"
+left=$(find "$CPUH/user.slice" "$ACCTH/user.slice" -mindepth 1 -type d 2> /dev/null | sort -u)
+check "nothing left below user.slice${left:+ (found: $left)}" [ -z "$left" ]
+echo "module's syslog lines (none expected):"
+sed 's/^/  /' "$D/syslog"
+check "the module logged nothing" bash -c '! grep -q pam_cpuslice "$1"' - "$D/syslog"
+
+section "result"
+echo "$fails check(s) failed in $ENV"
+[ "$fails" = 0 ]

@@ -1,0 +1,102 @@
+#!/bin/bash
+# tests/vm/vm-test.sh ENV — one test of the meson suite `vm`: boots a throw-away QEMU guest
+# (tools/vm/run) with the freshly built module and slicectl, and runs the guest half there:
+#
+#   nosd-v2, nosd-v1   tests/vm/guest-cgroupfs.sh: real logins (su -l, runuser -l, login on a pty,
+#                      su, runuser) through the guest's /etc/pam.d with the cgroupfs backend;
+#                      placement, values, 3:1 split, 50 % quota, slicectl, cleanup
+#   systemd-v2         tests/vm/guest-systemd.sh: smoke test; the module after pam_systemd.so is
+#                      harmless on a systemd host (su -l lands in logind's scope, one notice)
+#
+# Env: PAM_CPUSLICE_MODULE, SLICECTL (built artifacts; meson sets them), PAM_CPUSLICE_SYSTEMD (the
+# systemd backend plugin, installed beside the module when set), PAM_RUN; CPUSLICE_VM_LOGDIR (where
+# a failed run's console log is kept; default /tmp); CPUSLICE_VM_TIMEOUT (per VM, default 300 s);
+# CPUSLICE_VM_HOGS, CPUSLICE_VM_FAIR_SECS, CPUSLICE_VM_QUOTA_SECS (guest tunables);
+# CPUSLICE_VM_TRACE=1 (guest xtrace), CPUSLICE_VM_KEEP_SHARE=1 (keep the share dir, for debugging).
+# Exit: 0 passed; 1 failed; 77 skipped (not root, no QEMU) unless CPUSLICE_REQUIRE_ALL=1.
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+ENV=${1:?usage: vm-test.sh nosd-v2|nosd-v1|systemd-v2}
+NAME=vm-$ENV
+
+skip() {
+        if [ -n "${CPUSLICE_REQUIRE_ALL:-}" ] && [ "${CPUSLICE_REQUIRE_ALL}" != 0 ]; then
+                echo "$NAME: FAIL (would skip, but CPUSLICE_REQUIRE_ALL is set): $*"
+                exit 1
+        fi
+        echo "$NAME: SKIP: $*"
+        exit 77
+}
+fail() { echo "$NAME: FAIL: $*"; exit 1; }
+
+case "$ENV" in
+nosd-v2|nosd-v1) GUEST=guest-cgroupfs.sh ;;
+systemd-v2) GUEST=guest-systemd.sh ;;
+*) fail "unknown environment '$ENV'" ;;
+esac
+[ "$(id -u)" = 0 ] || skip "needs root (the guest image is built with debootstrap and chroot)"
+command -v qemu-system-x86_64 > /dev/null || skip "qemu-system-x86_64 is not installed (tools/install-deps vm)"
+[ -f "${PAM_CPUSLICE_MODULE:-}" ] || fail "PAM_CPUSLICE_MODULE='${PAM_CPUSLICE_MODULE:-}' is not a file"
+[ -f "${SLICECTL:-}" ] || fail "SLICECTL='${SLICECTL:-}' is not a file"
+
+t0=$SECONDS
+IMAGE=$("$TOP/tools/vm/build-image" | tail -n1) || fail "tools/vm/build-image failed"
+[ -f "$IMAGE/rootfs.ext4" ] || fail "build-image printed '$IMAGE', which has no rootfs.ext4"
+echo "$NAME: image $IMAGE ($((SECONDS - t0)) s)"
+
+SHARE=$(mktemp -d "/tmp/cpuslice-$NAME.XXXXXX")
+[ -n "${CPUSLICE_VM_KEEP_SHARE:-}" ] || trap 'rm -rf "$SHARE"' EXIT
+cp "$PAM_CPUSLICE_MODULE" "$SHARE/pam_cpuslice.so"
+cp "$SLICECTL" "$SHARE/slicectl"
+[ -f "${PAM_CPUSLICE_SYSTEMD:-}" ] && cp "$PAM_CPUSLICE_SYSTEMD" "$SHARE/pam_cpuslice-systemd.so"
+[ -f "${PAM_RUN:-}" ] && cp "$PAM_RUN" "$SHARE/pam-run"
+cp "$HERE"/*.sh "$SHARE/" # the guest halves and what they source or run
+{
+        [ -n "${CPUSLICE_VM_HOGS:-}" ] && echo "HOGS=$CPUSLICE_VM_HOGS"
+        [ -n "${CPUSLICE_VM_FAIR_SECS:-}" ] && echo "FAIR_SECS=$CPUSLICE_VM_FAIR_SECS"
+        [ -n "${CPUSLICE_VM_QUOTA_SECS:-}" ] && echo "QUOTA_SECS=$CPUSLICE_VM_QUOTA_SECS"
+        [ -n "${CPUSLICE_VM_TRACE:-}" ] && echo "TRACE=1"
+        true
+} > "$SHARE/params"
+
+t=$SECONDS
+CPUSLICE_VM_IMAGE=$IMAGE "$TOP/tools/vm/run" --env "$ENV" --share "$SHARE" --script "$GUEST" \
+        --timeout "${CPUSLICE_VM_TIMEOUT:-300}"
+rc=$?
+vm_secs=$((SECONDS - t))
+
+problems=()
+case "$rc" in
+0) ;;
+124) problems+=("the VM timed out") ;;
+125) problems+=("harness error, or the VM stopped without an exit status") ;;
+*) problems+=("guest checks failed (status $rc):$(grep -a '^CHECK FAIL' "$SHARE/guest.log" | sed 's/^CHECK FAIL/ /' | tr '\n' ';')") ;;
+esac
+
+# slicectl's JSON is checked here: the guest has no JSON parser.
+if [ "$GUEST" = guest-cgroupfs.sh ] && [ "$rc" != 124 ] && [ "$rc" != 125 ]; then
+        echo
+        echo "=== slicectl list --json (checked on the host)"
+        if ! python3 "$HERE/check-slicectl.py" "$SHARE"; then
+                problems+=("slicectl list --json is wrong")
+        fi
+fi
+
+echo
+echo "=== $NAME figures"
+sed 's/^/  /' "$SHARE/figures" 2> /dev/null || echo "  (none)"
+if [ ${#problems[@]} -gt 0 ]; then
+        logdir=${CPUSLICE_VM_LOGDIR:-/tmp}
+        mkdir -p "$logdir"
+        if cp "$SHARE/console.log" "$logdir/$NAME-console.log" 2> /dev/null; then
+                cp "$SHARE/guest.log" "$logdir/$NAME-guest.log" 2> /dev/null
+                echo "$NAME: console log kept in $logdir/$NAME-console.log; its last 30 lines:"
+                tail -n 30 "$logdir/$NAME-console.log" | sed 's/^/  | /'
+        fi
+        printf '%s: FAIL: %s\n' "$NAME" "${problems[@]}"
+        echo "$NAME: VM ${vm_secs} s, total $((SECONDS - t0)) s"
+        exit 1
+fi
+echo "$NAME: PASS (VM ${vm_secs} s, total $((SECONDS - t0)) s)"

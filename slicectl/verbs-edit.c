@@ -138,6 +138,14 @@ static int apply_running(SliceBackend *b, const RuleSet *rs, const ApplyFilter *
                         continue;
                 describe_change(b->v2, info, &res, drift, what, sizeof what);
                 r = b->ops->update(b, info->uid, &res, &e);
+                /* its last session closed since the slice was listed: nothing is left to apply to, and
+                 * the next login reads the config anew (ENODEV: removed after it was opened) */
+                if (r == -ENOENT || r == -ENODEV) {
+                        if (f->verbose)
+                                printf("%s (uid %u): slice ended meanwhile; nothing to apply\n", u.name,
+                                       (unsigned) info->uid);
+                        continue;
+                }
                 if (r < 0) {
                         log_error(r, "%s: applying %s: %s", u.name, what, e.code ? e.msg : strerror(-r));
                         failed++;

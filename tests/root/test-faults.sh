@@ -89,7 +89,7 @@ printf '%s\n* CPUWeight=100\nalice CPUWeight=300\n' "$pad" > "$T/v2.conf"
 chmod 0644 "$T/v1.conf" "$T/v2.conf"
 cp "$T/v1.conf" "$T/swap.conf"
 CONF=$T/swap.conf svc swap parent=$PARENT
-( while [ ! -e "$T/stop" ]; do
+( while [ ! -e "$T/stop" ] && [ -d "$T" ]; do
         cp "$T/v2.conf" "$T/swap.tmp" && mv "$T/swap.tmp" "$T/swap.conf"
         cat "$T/v1.conf" > "$T/swap.conf"
         cp "$T/v2.conf" "$T/swap.tmp" && mv "$T/swap.tmp" "$T/swap.conf"

@@ -24,7 +24,7 @@ sc set alice CPUWeight=300 >/dev/null || fail "first slicectl set failed"
 set_loop() {
         local id=$1 i=0 n=0 bad=0
         shift
-        while [ ! -e "$T/stop" ]; do
+        while [ ! -e "$T/stop" ] && [ -d "$T" ]; do
                 for w in "$@"; do
                         sc set alice CPUWeight="$w" >/dev/null 2>>"$T/set.err" || bad=$((bad + 1))
                         sc check "$T/conf.d/50-slicectl.conf" >/dev/null 2>>"$T/set.err" || { bad=$((bad + 1)); cp "$T/conf.d/50-slicectl.conf" "$T/torn.$id.$i"; }
@@ -36,7 +36,7 @@ set_loop() {
 }
 apply_loop() {
         local n=0 bad=0
-        while [ ! -e "$T/stop" ]; do
+        while [ ! -e "$T/stop" ] && [ -d "$T" ]; do
                 sc apply >/dev/null 2>>"$T/apply.err" || bad=$((bad + 1))
                 n=$((n + 1))
         done
@@ -45,7 +45,7 @@ apply_loop() {
 # checker: sessions whose command checks its own cgroups and the slice's values
 check_loop() {
         local n=0 wrong=0 out
-        while [ ! -e "$T/stop" ]; do
+        while [ ! -e "$T/stop" ] && [ -d "$T" ]; do
                 out=$(with_syslog "$PAM_RUN" --confdir "$T/pam.d" --service cs --user alice -- sh -c \
                         'grep -E "^[0-9]+:(cpu|cpu,cpuacct):|^0::" /proc/self/cgroup | cut -d: -f3; cat "$1/cpu.shares" "$1/cpu.cfs_quota_us"' \
                         sh "$CPU/user.slice/user-1001.slice") || { wrong=$((wrong + 1)); continue; }

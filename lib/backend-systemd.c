@@ -23,20 +23,60 @@ static inline void bus_closep(sd_bus **b) {
 #define _cleanup_bus_message_ _cleanup_(sd_bus_message_unrefp)
 #define _cleanup_bus_error_ _cleanup_(sd_bus_error_free)
 
+static uint64_t now_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}
+
+/* Drives the connection until authenticated and Hello'd, or until the deadline: sd-bus's own
+ * authentication timeout is 90 s, far too long for a login waiting on a hung bus. */
+static int bus_wait_ready(sd_bus *bus, uint64_t deadline, CsError *e) {
+        for (;;) {
+                uint64_t now;
+                int r = sd_bus_is_ready(bus);
+
+                if (r > 0)
+                        return 0;
+                if (r < 0)
+                        return cs_error(e, r, "cannot connect to the system bus: %m");
+                r = sd_bus_process(bus, NULL);
+                if (r < 0)
+                        return cs_error(e, r, "cannot connect to the system bus: %m");
+                if (r > 0)
+                        continue;
+                now = now_usec();
+                if (now >= deadline)
+                        return cs_error(e, -ETIMEDOUT, "the system bus did not answer in time");
+                r = sd_bus_wait(bus, deadline - now);
+                if (r < 0)
+                        return cs_error(e, r, "cannot connect to the system bus: %m");
+        }
+}
+
 static int bus_open(uint64_t timeout_usec, sd_bus **ret, CsError *e) {
-        sd_bus *bus = NULL;
+        _cleanup_bus_close_ sd_bus *bus = NULL;
+        const char *address = getenv("DBUS_SYSTEM_BUS_ADDRESS");
         int r;
 
-        /* a private connection: a long-lived process like sshd must not keep one from a module */
-        r = sd_bus_open_system(&bus);
+        /* a private connection: a long-lived process like sshd must not keep one from a module;
+         * set up by hand rather than with sd_bus_open_system() so that connecting is bounded too */
+        r = sd_bus_new(&bus);
+        if (r < 0)
+                return cs_error(e, r, "cannot allocate a bus connection: %m");
+        r = sd_bus_set_address(bus, address ? address : "unix:path=/run/dbus/system_bus_socket");
+        if (r >= 0)
+                r = sd_bus_set_bus_client(bus, 1);
+        if (r >= 0)
+                r = sd_bus_set_method_call_timeout(bus, timeout_usec);
+        if (r >= 0)
+                r = sd_bus_start(bus);
         if (r < 0)
                 return cs_error(e, r, "cannot connect to the system bus: %m");
-        r = sd_bus_set_method_call_timeout(bus, timeout_usec);
-        if (r < 0) {
-                sd_bus_flush_close_unref(bus);
-                return cs_error(e, r, "cannot set the bus timeout: %m");
-        }
-        *ret = bus;
+        r = bus_wait_ready(bus, now_usec() + timeout_usec, e);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(bus);
         return 0;
 }
 
@@ -174,12 +214,6 @@ static int build_scope_call(sd_bus *bus, const char *scope, uid_t uid, pid_t pid
                 return r;
         *ret = TAKE_PTR(m);
         return 0;
-}
-
-static uint64_t now_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
 }
 
 static int wait_job(sd_bus *bus, JobWait *w, uint64_t timeout_usec, CsError *e) {

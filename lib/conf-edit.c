@@ -112,8 +112,9 @@ static int parse_text(ConfEdit *ed, const char *buf, size_t len) {
 static int read_existing(ConfEdit *ed) {
         _cleanup_close_ int fd = -EBADF;
         _cleanup_free_ char *buf = NULL;
-        size_t len = 0, cap = 0;
+        size_t len = 0;
         struct stat st;
+        int r;
 
         fd = openat(ed->dir_fd, CONF_EDIT_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
         if (fd < 0)
@@ -122,28 +123,9 @@ static int read_existing(ConfEdit *ed) {
                 return -errno;
         if (!S_ISREG(st.st_mode))
                 return -EBADFD;
-        for (;;) {
-                ssize_t k;
-
-                if (len == cap) {
-                        char *b;
-                        if (cap >= CONF_FILE_MAX)
-                                return -EFBIG;
-                        cap = cap ? cap * 2 : 4096;
-                        b = realloc(buf, cap);
-                        if (!b)
-                                return -ENOMEM;
-                        buf = b;
-                }
-                k = read(fd, buf + len, cap - len);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return -errno;
-                if (k == 0)
-                        break;
-                len += (size_t) k;
-        }
+        r = read_full_fd(fd, CONF_FILE_MAX, &buf, &len);
+        if (r < 0)
+                return r;
         ed->exists = true;
         return parse_text(ed, buf, len);
 }

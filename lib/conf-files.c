@@ -29,7 +29,7 @@ static int check_owner_mode(const char *path, const struct stat *st, ConfPermMod
         return mode == CONF_PERMS_ENFORCE ? r : 0;
 }
 
-static int read_all(int fd, size_t limit, char **ret, size_t *ret_len) {
+int read_full_fd(int fd, size_t limit, char **ret, size_t *ret_len) {
         _cleanup_free_ char *buf = NULL;
         size_t len = 0, cap = 0;
 
@@ -84,7 +84,7 @@ static int load_fd(RuleSet *rs, int fd, const char *path, ConfPermMode mode, Dia
                 return -EFBIG;
         }
         /* the size is checked again while reading: the file may grow under us */
-        r = read_all(fd, CONF_FILE_MAX, &buf, &len);
+        r = read_full_fd(fd, CONF_FILE_MAX, &buf, &len);
         if (r == -EFBIG)
                 diag_add(diags, DIAG_ERROR, path, 0, "larger than %u MiB; refused", CONF_FILE_MAX >> 20);
         else if (r < 0)

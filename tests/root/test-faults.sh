@@ -35,7 +35,7 @@ FARGS="cgroup_root=$ACCT cgroup_layout=unified parent=" fault "cpu controller no
         "enabling the cpu controller" with_syslog
 [ ! -e "$ACCT/user.slice/user-1001.slice" ] || fail "a slice was left in the v2 tree"
 FARGS="cgroup_root=$CG/unified parent=$PARENT" fault "cpu controller not available (detection)" alice \
-        "no cgroup hierarchy with the cpu controller" with_syslog
+        "the cpu controller is not available on the cgroup2 mount at $CG/unified" with_syslog
 
 # cpu.cfs_quota_us refused (EINVAL): v1 rejects a child quota above its parent's
 echo 20000 > "$CPU/cpu.cfs_quota_us"

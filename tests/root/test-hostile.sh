@@ -41,10 +41,12 @@ hostile_login() {
         out=$(with_syslog "$PAM_RUN" --confdir "$T/pam.d" --service cs --user "$user" ${id:+--env "XDG_SESSION_ID=$id"} -- \
                 sh -c 'grep ":cpu:" /proc/self/cgroup; cat "$1/cpu.shares"' sh "$CPU/user.slice/user-$uid.slice") ||
                 fail "login of $(printf %q "$user") was denied"
-        path=$(echo "$out" | head -1 | cut -d: -f3-)
+        # no pipes here: under pipefail, head closing early can fail an assignment (SIGPIPE)
+        path=${out%%$'\n'*}
+        path=${path#*:*:}
         [[ "$path" =~ ^/$PARENT/user\.slice/user-$uid\.slice/session-[A-Za-z0-9_-]+\.scope$ ]] ||
                 fail "$(printf %q "$user"): in cgroup '$path'"
-        [ "$(echo "$out" | tail -1)" = "$want" ] || fail "$(printf %q "$user"): cpu.shares $(echo "$out" | tail -1), want $want"
+        [ "${out##*$'\n'}" = "$want" ] || fail "$(printf %q "$user"): cpu.shares ${out##*$'\n'}, want $want"
         HOSTILE=$((HOSTILE + 1))
 }
 

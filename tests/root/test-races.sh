@@ -88,7 +88,7 @@ read -r applies bad_apply < "$T/apply.count"
 read -r checks1 wrong1 < "$T/check.1"; read -r checks2 wrong2 < "$T/check.2"
 sleep 0.3
 complaints=$(grep -c "line skipped\|refused\|session denied" "$LOG" || true)
-left=$(find "$CPU/user.slice" "$ACCT/user.slice" -mindepth 1 -type d 2>/dev/null | wc -l)
+left=$(find "$CPU/user.slice" "$ACCT/user.slice" -mindepth 1 -type d 2>/dev/null | wc -l || true)
 echo "$P x $N open/close cycles: $done_cycles completed, $failed failed loops, $(python3 -c "print(f'{$end-$start:.1f}')") s"
 echo "interleaved: $((sets_a + sets_b)) slicectl set ($((bad_a + bad_b)) bad), $applies slicectl apply ($bad_apply failed)," \
      "$((checks1 + checks2)) checker sessions ($((wrong1 + wrong2)) in a wrong cgroup or with wrong values)"

@@ -15,9 +15,15 @@
 #define SD_PATH "/org/freedesktop/systemd1"
 #define SD_MANAGER "org.freedesktop.systemd1.Manager"
 
+/* sd_bus_flush() first waits for the connection to be up, for up to sd-bus's 90 s authentication
+ * timeout: a connection that never got there is closed without it. */
 static inline void bus_closep(sd_bus **b) {
-        if (*b)
+        if (!*b)
+                return;
+        if (sd_bus_is_ready(*b) > 0)
                 sd_bus_flush_close_unref(*b);
+        else
+                sd_bus_close_unref(*b);
 }
 #define _cleanup_bus_close_ _cleanup_(bus_closep)
 #define _cleanup_bus_message_ _cleanup_(sd_bus_message_unrefp)

@@ -23,17 +23,7 @@ D=/tmp/vmt
 if [ -n "${TRACE:-}" ]; then # CPUSLICE_VM_TRACE=1: an xtrace with timestamps in the share
         exec 7> "$S/trace"; BASH_XTRACEFD=7; PS4='+ ${EPOCHREALTIME} ${FUNCNAME[0]:-}: '; set -x
 fi
-fails=0
-ok() { echo "CHECK ok   $*"; }
-bad() { echo "CHECK FAIL $*"; fails=$((fails + 1)); }
-check() { # check DESCRIPTION COMMAND...
-        local what=$1; shift
-        if "$@"; then ok "$what"; else bad "$what"; fi
-}
-fig() { echo "FIGURE $*"; echo "$*" >> "$S/figures"; }
-section() { echo; echo "=== $*"; }
-calc() { awk "BEGIN { printf \"%.${2:-3}f\", $1 }"; }
-is_true() { awk "BEGIN { exit !($1) }"; }
+. "$S/guest-lib.sh"
 mkdir -m 1777 -p "$D"
 cd /tmp
 
@@ -102,60 +92,6 @@ declare -A Q=([1001]=max [1002]=max [1003]=50000 [1500]=75000)
 declare -A P=([1001]=100000 [1002]=100000 [1003]=100000 [1500]=50000)
 
 # --------------------------------------------------------------------------------------- helpers --
-declare -A JOB=()
-fifos() { # fifos TAG: the FIFOs the session waits on, go-TAG and stop-TAG
-        local f
-        mkfifo -m 666 "$D/go-$1" "$D/stop-$1"
-}
-poke() { # poke FIFO...: wake whoever waits on each
-        local f
-        for f in "$@"; do
-                timeout 30 bash -c 'echo > "$1"' - "$f" || bad "nobody read $f"
-        done
-}
-start() { # start TAG CMD...: a login in the background
-        local tag=$1; shift
-        fifos "$tag"
-        "$@" < /dev/null > "$D/$tag.out" 2>&1 &
-        JOB[$tag]=$!
-}
-start_login() { # start_login TAG USER HOGS: login(1) on a pty through script(1)
-        local tag=$1 user=$2 hogs=$3
-        fifos "$tag"
-        mkfifo -m 600 "$D/feed-$tag"
-        # login flushes the tty before it starts the shell: type only once the shell runs, and
-        # keep script's stdin open until the session is over
-        ( for _ in $(seq 300); do pgrep -u "$user" -x bash > /dev/null && break; sleep 0.2; done
-          sleep 1
-          echo "exec sh $D/session.sh $tag $hogs"
-          read -r _ < "$D/feed-$tag" ) | timeout 300 script -qec "login -f $user" /dev/null > "$D/$tag.out" 2>&1 &
-        JOB[$tag]=$!
-}
-wait_info() { # wait_info TAG...: until each session has written its info file
-        local tag
-        for tag in "$@"; do
-                for _ in $(seq 600); do [ -f "$D/$tag.info" ] && break; sleep 0.1; done
-                [ -f "$D/$tag.info" ] || { bad "$tag: session did not start"; sed 's/^/  | /' "$D/$tag.out"; }
-        done
-}
-go() { # go TAG...: the sessions start their hogs
-        local tag
-        for tag in "$@"; do poke "$D/go-$tag"; done
-}
-stop() { # stop TAG...: end the sessions and wait for su/runuser/login to close them
-        local tag rc
-        for tag in "$@"; do poke "$D/stop-$tag"; done
-        for tag in "$@"; do
-                for _ in $(seq 300); do kill -0 "${JOB[$tag]}" 2> /dev/null || break; sleep 0.1; done
-                [ -p "$D/feed-$tag" ] && timeout 5 bash -c 'echo > "$1"' - "$D/feed-$tag" 2> /dev/null
-                if kill -0 "${JOB[$tag]}" 2> /dev/null; then
-                        bad "$tag: the login did not end within 30 s"
-                else
-                        wait "${JOB[$tag]}"; rc=$?
-                        check "$tag: the login ended with status 0 (it was $rc)" [ "$rc" = 0 ]
-                fi
-        done
-}
 # Shell builtins only below (no forks): under TCG every fork+exec costs ~0.1 s.
 rd() { R=; read -r R < "$1"; } # rd FILE: R = its first line
 has_line() { # has_line FILE LINE
@@ -321,6 +257,32 @@ stop carol-login dave-su dave-runuser
 check_gone 1003 1500
 
 # ------------------------------------------------------------------------------------- the end --
+section "su, sudo and runuser from inside another session land in the target's slice"
+# Only sudo opens its session through common-session-noninteractive.
+echo 'session required pam_cpuslice.so' >> /etc/pam.d/common-session-noninteractive
+target_case() { # target_case TAG CALLER COMMAND: CALLER logs in on a pty and types COMMAND, as carol
+        local tag=$1 caller=$2 cmd=$3 t0 t1 u0 u1 pct
+        start_login "$tag" "$caller" 0 "$cmd"
+        wait_info "$tag"
+        read_info "$tag"
+        check "$tag: carol's process is in a scope of user-1003.slice (it is in $CG)" \
+                matches "$CG" "^/user\.slice/user-1003\.slice/session-[A-Za-z0-9_-]+\.scope$"
+        go "$tag"
+        sleep 1
+        usage_us 1003; u0=$USAGE; t0=$(date +%s%N)
+        sleep "$QUOTA_SECS"
+        usage_us 1003; u1=$USAGE; t1=$(date +%s%N)
+        pct=$(calc "($u1 - $u0) * 100000 / ($t1 - $t0)" 1)
+        fig "$ENV $tag: $CG; carol's slice +$(( (u1 - u0) / 1000 )) ms = $pct % of one CPU (CPUQuota=50%)"
+        check "$tag: carol's hogs are charged to her slice and her 50 % quota holds (got $pct %)" \
+                is_true "$pct >= 25 && $pct <= 55"
+        stop "$tag"
+}
+target_case root-su root "exec su - carol -c 'sh $D/session.sh root-su $HOGS'"
+target_case alice-sudo alice "exec sudo -iu carol sh $D/session.sh alice-sudo $HOGS"
+target_case root-runuser root "exec runuser -l carol -c 'sh $D/session.sh root-runuser $HOGS'"
+check_gone 1003
+
 section "after the last logout"
 left=$(find "$CPUH/user.slice" "$ACCTH/user.slice" -mindepth 1 -type d 2> /dev/null | sort -u)
 check "nothing left below user.slice${left:+ (found: $left)}" [ -z "$left" ]

@@ -5,8 +5,10 @@
 #   nosd-v2, nosd-v1   tests/vm/guest-cgroupfs.sh: real logins (su -l, runuser -l, login on a pty,
 #                      su, runuser) through the guest's /etc/pam.d with the cgroupfs backend;
 #                      placement, values, 3:1 split, 50 % quota, slicectl, cleanup
-#   systemd-v2         tests/vm/guest-systemd.sh: smoke test; the module after pam_systemd.so is
-#                      harmless on a systemd host (su -l lands in logind's scope, one notice)
+#   systemd-v2,        tests/vm/guest-systemd-backend.sh: the systemd backend after pam_systemd.so
+#   systemd-v1         (su -l, runuser -l, login): systemd's properties and the kernel files, 3:1
+#                      split, 50 % quota, config changes, stopped slices, slicectl; on v2 also
+#                      su/sudo/runuser into the target's slice, and an unreachable or hung bus
 #
 # Env: PAM_CPUSLICE_MODULE, SLICECTL (built artifacts; meson sets them), PAM_CPUSLICE_SYSTEMD (the
 # systemd backend plugin, installed beside the module when set), PAM_RUN; CPUSLICE_VM_LOGDIR (where
@@ -18,7 +20,7 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
-ENV=${1:?usage: vm-test.sh nosd-v2|nosd-v1|systemd-v2}
+ENV=${1:?usage: vm-test.sh nosd-v2|nosd-v1|systemd-v2|systemd-v1}
 NAME=vm-$ENV
 
 skip() {
@@ -33,7 +35,7 @@ fail() { echo "$NAME: FAIL: $*"; exit 1; }
 
 case "$ENV" in
 nosd-v2|nosd-v1) GUEST=guest-cgroupfs.sh ;;
-systemd-v2) GUEST=guest-systemd.sh ;;
+systemd-v2|systemd-v1) GUEST=guest-systemd-backend.sh ;;
 *) fail "unknown environment '$ENV'" ;;
 esac
 [ "$(id -u)" = 0 ] || skip "needs root (the guest image is built with debootstrap and chroot)"
@@ -63,7 +65,7 @@ cp "$HERE"/*.sh "$SHARE/" # the guest halves and what they source or run
 
 t=$SECONDS
 CPUSLICE_VM_IMAGE=$IMAGE "$TOP/tools/vm/run" --env "$ENV" --share "$SHARE" --script "$GUEST" \
-        --timeout "${CPUSLICE_VM_TIMEOUT:-300}"
+        --timeout "${CPUSLICE_VM_TIMEOUT:-600}"
 rc=$?
 vm_secs=$((SECONDS - t))
 

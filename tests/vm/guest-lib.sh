@@ -1,0 +1,70 @@
+# tests/vm/guest-lib.sh — sourced by the guest halves of the VM tests: check/figure output and
+# background logins that hold a session (tests/vm/session.sh) until told to stop.
+# Needs: S (the share), D (a scratch dir in the guest holding session.sh).
+fails=0
+ok() { echo "CHECK ok   $*"; }
+bad() { echo "CHECK FAIL $*"; fails=$((fails + 1)); }
+check() { # check DESCRIPTION COMMAND...
+        local what=$1; shift
+        if "$@"; then ok "$what"; else bad "$what"; fi
+}
+fig() { echo "FIGURE $*"; echo "$*" >> "$S/figures"; }
+section() { echo; echo "=== $*"; }
+calc() { awk "BEGIN { printf \"%.${2:-3}f\", $1 }"; }
+is_true() { awk "BEGIN { exit !($1) }"; }
+declare -A JOB=()
+fifos() { # fifos TAG: the FIFOs the session waits on, go-TAG and stop-TAG
+        local f
+        mkfifo -m 666 "$D/go-$1" "$D/stop-$1"
+}
+poke() { # poke FIFO...: wake whoever waits on each
+        local f
+        for f in "$@"; do
+                timeout 30 bash -c 'echo > "$1"' - "$f" || bad "nobody read $f"
+        done
+}
+start() { # start TAG CMD...: a login in the background
+        local tag=$1; shift
+        fifos "$tag"
+        "$@" < /dev/null > "$D/$tag.out" 2>&1 &
+        JOB[$tag]=$!
+}
+start_login() { # start_login TAG USER HOGS [COMMAND]: login(1) on a pty through script(1); COMMAND
+                # is typed into the login shell (default: hold the session with session.sh)
+        local tag=$1 user=$2 hogs=$3 cmd=${4:-"exec sh $D/session.sh $1 $3"}
+        fifos "$tag"
+        mkfifo -m 600 "$D/feed-$tag"
+        # login flushes the tty before it starts the shell: type only once the shell runs, and
+        # keep script's stdin open until the session is over
+        ( for _ in $(seq 300); do pgrep -u "$user" -x bash > /dev/null && break; sleep 0.2; done
+          sleep 1
+          echo "$cmd"
+          read -r _ < "$D/feed-$tag" ) | timeout 300 script -qec "login -f $user" /dev/null > "$D/$tag.out" 2>&1 &
+        JOB[$tag]=$!
+}
+wait_info() { # wait_info TAG...: until each session has written its info file
+        local tag
+        for tag in "$@"; do
+                for _ in $(seq 600); do [ -f "$D/$tag.info" ] && break; sleep 0.1; done
+                [ -f "$D/$tag.info" ] || { bad "$tag: session did not start"; sed 's/^/  | /' "$D/$tag.out"; }
+        done
+}
+go() { # go TAG...: the sessions start their hogs
+        local tag
+        for tag in "$@"; do poke "$D/go-$tag"; done
+}
+stop() { # stop TAG...: end the sessions and wait for su/runuser/login to close them
+        local tag rc
+        for tag in "$@"; do poke "$D/stop-$tag"; done
+        for tag in "$@"; do
+                for _ in $(seq 300); do kill -0 "${JOB[$tag]}" 2> /dev/null || break; sleep 0.1; done
+                [ -p "$D/feed-$tag" ] && timeout 5 bash -c 'echo > "$1"' - "$D/feed-$tag" 2> /dev/null
+                if kill -0 "${JOB[$tag]}" 2> /dev/null; then
+                        bad "$tag: the login did not end within 30 s"
+                else
+                        wait "${JOB[$tag]}"; rc=$?
+                        check "$tag: the login ended with status 0 (it was $rc)" [ "$rc" = 0 ]
+                fi
+        done
+}
+info() { sed -n "s/^$2=//p" "$D/$1.info" | head -n1; } # info TAG KEY: a field of the session's info file

@@ -1,0 +1,236 @@
+#!/bin/bash
+# tests/vm/guest-systemd-backend.sh — guest half of vm-systemd-v2 and vm-systemd-v1
+# (tests/vm/vm-test.sh): the systemd backend on real systemd, and su/sudo/runuser.
+#
+# Runs as root with systemd as PID 1 (tools/vm/run --env systemd-v2: unified cgroup v2;
+# systemd-v1: systemd's hybrid layout, cpu,cpuacct on v1). The module stands after pam_systemd.so
+# in the real common-session stacks (and in runuser's), a real /etc/security/cpuslice.conf has *,
+# @group, a uid range and a user line, and users log in with su -l, runuser -l and login on a pty.
+# Checks systemd's properties and the kernel files (which must be what the cgroupfs backend would
+# write for the same config), the 3:1 split, a 50 % quota, config changes and removals at the
+# next login, a slice not yet started and one restarted, slicectl list/status, su/sudo/runuser
+# into the target's slice with target_user on and off, and an unreachable or hung bus.
+set -u
+ENV=${CPUSLICE_VM_ENV:?not running under tools/vm/run}
+S=${CPUSLICE_VM_SHARE:-/mnt/share}
+[ -f "$S/params" ] && . "$S/params"
+NPROC=$(nproc)
+HOGS=${HOGS:-$((2 * NPROC))} # per user; 2 x nproc balances across the CPUs better under TCG
+FAIR_SECS=${FAIR_SECS:-6}
+QUOTA_SECS=${QUOTA_SECS:-5}
+D=/tmp/vmt
+. "$S/guest-lib.sh"
+mkdir -m 1777 -p "$D"
+cd /tmp
+
+section "facts ($ENV, $(uname -r), $NPROC CPUs)"
+state=$(timeout 60 systemctl is-system-running --wait 2>&1)
+check "PID 1 is systemd, system $state" [ "$(cat /proc/1/comm)" = systemd ]
+case "$ENV" in
+*-v2) V=2; CPUH=/sys/fs/cgroup ;;
+*-v1) V=1; CPUH=$(readlink -f /sys/fs/cgroup/cpu) ;;
+esac
+echo "cpu hierarchy: $CPUH (v$V)"
+
+section "install"
+since=$(date '+%Y-%m-%d %H:%M:%S')
+install -m 644 "$S/pam_cpuslice.so" "$S/pam_cpuslice-systemd.so" /usr/lib/x86_64-linux-gnu/security/
+install -m 755 "$S/slicectl" /usr/local/bin/slicectl
+install -m 755 "$S/pam-run" /usr/local/bin/pam-run
+install -m 644 "$S/session.sh" "$D/session.sh"
+# after pam_systemd.so: below pam-auth-update's block; runuser's stacks include neither file
+for f in common-session common-session-noninteractive runuser runuser-l; do
+        echo 'session optional pam_cpuslice.so debug' >> /etc/pam.d/$f
+done
+check "pam_systemd.so comes before pam_cpuslice.so in common-session" bash -c \
+        '[ "$(grep -n pam_systemd /etc/pam.d/common-session | cut -d: -f1)" -lt "$(grep -n pam_cpuslice /etc/pam.d/common-session | cut -d: -f1)" ]'
+conf() { printf '%s\n' "$@" > /etc/security/cpuslice.conf; chmod 644 /etc/security/cpuslice.conf; }
+conf '* CPUWeight=100' '@staff CPUWeight=300' '1500:1599 CPUWeight=50 CPUQuota=150% CPUQuotaPeriodSec=50ms' \
+     'bob CPUQuota=50%'
+slicectl check && ok "slicectl check accepts the config" || bad "slicectl check accepts the config"
+
+# expected values per uid: weight, quota per period (max: none), period
+declare -A W=([1001]=300 [1002]=100 [1003]=100 [1500]=50) Q=([1001]=max [1002]=50000 [1003]=max [1500]=75000)
+declare -A P=([1001]=100000 [1002]=100000 [1003]=100000 [1500]=50000)
+declare -A QS=([1001]=infinity [1002]=500ms [1003]=infinity [1500]=1.500000s)
+
+slice_dir() { echo "$CPUH/user.slice/user-$1.slice"; }
+usage_us() { # UID -> CPU time of the user's slice in µs
+        if [ $V = 2 ]; then awk '/^usage_usec/ { print $2 }' "$(slice_dir "$1")/cpu.stat"
+        else echo $(( $(cat "$(slice_dir "$1")/cpuacct.usage") / 1000 )); fi
+}
+kernel_values() { # UID -> the slice's kernel files as one line
+        local d; d=$(slice_dir "$1")
+        if [ $V = 2 ]; then echo "cpu.weight=$(cat "$d/cpu.weight") cpu.max=$(cat "$d/cpu.max" | tr ' ' /)"
+        else echo "cpu.shares=$(cat "$d/cpu.shares") cfs_quota_us=$(cat "$d/cpu.cfs_quota_us") cfs_period_us=$(cat "$d/cpu.cfs_period_us")"; fi
+}
+want_values() { # UID -> what the cgroupfs backend writes for the same config
+        local u=$1 q=${Q[$1]}
+        if [ $V = 2 ]; then echo "cpu.weight=${W[$u]} cpu.max=$q/${P[$u]}"
+        else [ "$q" = max ] && q=-1; echo "cpu.shares=$(( W[$u] * 1024 / 100 )) cfs_quota_us=$q cfs_period_us=${P[$u]}"; fi
+}
+props() { systemctl show -p CPUWeight,CPUQuotaPerSecUSec,CPUQuotaPeriodUSec "user-$1.slice" | tr '\n' ' '; }
+cgroup_of() { sed -n 's/^cgroup=0:://p; s/^cgroup=[0-9]*:name=systemd://p' "$D/$1.info" | head -n1; }
+check_values() { # check_values TAG UID ENTRY: placement, systemd's view and the kernel's
+        local tag=$1 uid=$2 entry=$3 cg got want
+        cg=$(cgroup_of "$tag")
+        # runuser's stack has no pam_systemd: there the module's own scope holds the session
+        check "$entry: session in a scope of user.slice/user-$uid.slice (it is in $cg)" \
+                grep -qE "^/user\.slice/user-$uid\.slice/(session-[A-Za-z0-9_-]+|cpuslice-$uid-[0-9]+)\.scope$" <<< "$cg"
+        got=$(props "$uid")
+        check "$entry: systemd has CPUWeight=${W[$uid]} CPUQuotaPerSecUSec=${QS[$uid]} ($got)" \
+                grep -q "CPUWeight=${W[$uid]} CPUQuotaPerSecUSec=${QS[$uid]} " <<< "$got"
+        # systemd stores the properties before it answers, and realizes them in the kernel right after
+        want=$(want_values "$uid")
+        for _ in $(seq 50); do got=$(kernel_values "$uid" 2> /dev/null); [ "$got" = "$want" ] && break; sleep 0.2; done
+        check "$entry: kernel files equal the cgroupfs backend's values '$want' (got '$got')" [ "$got" = "$want" ]
+        [ "$got" = "$want" ] || { ls "$CPUH/user.slice" "$(slice_dir "$uid")" | tr '\n' ' '; echo; cat "$CPUH/user.slice/cgroup.subtree_control"; }
+        fig "$ENV $entry $(info "$tag" user): $cg; systemd: $got; $(props "$uid")"
+}
+
+section "entry points: su -l alice, runuser -l carol, login dave (pty)"
+start su-alice su -l alice -c "sh $D/session.sh su-alice 0"
+start runuser-carol runuser -l carol -c "sh $D/session.sh runuser-carol 0"
+start_login login-dave dave 0
+wait_info su-alice runuser-carol login-dave
+go su-alice runuser-carol login-dave
+check_values su-alice 1001 "su -l"
+check_values runuser-carol 1003 "runuser -l"
+check_values login-dave 1500 "login"
+ls /run/systemd/system.control/user-1001.slice.d/ > /dev/null 2>&1 && ok "runtime drop-ins in /run/systemd/system.control" \
+        || bad "runtime drop-ins in /run/systemd/system.control"
+stop su-alice runuser-carol login-dave
+warn=$(journalctl --no-pager -q --since "$since" | grep -E 'pam_cpuslice\(' |
+        grep -E 'login proceeds|session denied|refused|adjusted|raised|ignoring|does not support' || true)
+check "the module logged no failure or warning for these logins${warn:+: $warn}" [ -z "$warn" ]
+
+section "3:1 split: su -l alice (300) and su -l carol (100), $HOGS hogs each"
+start fair-alice su -l alice -c "sh $D/session.sh fair-alice $HOGS"
+start fair-carol su -l carol -c "sh $D/session.sh fair-carol $HOGS"
+wait_info fair-alice fair-carol
+# the users' service managers start in their slices too: let them settle before measuring
+for _ in $(seq 150); do
+        [ "$(systemctl is-active user@1001.service user@1003.service | sort -u)" = active ] && break; sleep 0.2
+done
+go fair-alice fair-carol
+sleep 2
+a0=$(usage_us 1001); c0=$(usage_us 1003)
+sleep "$FAIR_SECS"
+a1=$(usage_us 1001); c1=$(usage_us 1003)
+ratio=$(calc "($a1 - $a0) / ($c1 - $c0 + 1)")
+fig "$ENV split alice:carol = $(( (a1 - a0) / 1000 )) ms : $(( (c1 - c0) / 1000 )) ms over ${FAIR_SECS}s = $ratio (want 3 +/- 10%)"
+check "weights 300:100 give 3:1 within 10% (got $ratio)" is_true "$ratio >= 2.7 && $ratio <= 3.3"
+stop fair-alice fair-carol
+
+section "50% quota: su -l bob, $NPROC hogs"
+start quota-bob su -l bob -c "sh $D/session.sh quota-bob $NPROC"
+wait_info quota-bob
+go quota-bob
+sleep 2
+b0=$(usage_us 1002); t0=$(date +%s%N)
+sleep "$QUOTA_SECS"
+b1=$(usage_us 1002); t1=$(date +%s%N)
+pct=$(calc "($b1 - $b0) * 100000 / ($t1 - $t0)" 1)
+fig "$ENV bob CPUQuota=50%: $pct% of one CPU with $NPROC hogs"
+check "a 50% quota holds (got $pct%)" is_true "$pct <= 55 && $pct >= 25"
+
+section "slicectl inside the guest (sessions running)"
+slicectl list -i 1s | sed 's/^/  /'
+slicectl list --json -i 1s > "$S/slicectl-systemd.json" && ok "slicectl list --json exits 0" || bad "slicectl list --json exits 0"
+slicectl status bob > "$D/status-bob" 2>&1; rc=$?
+sed 's/^/  /' "$D/status-bob"
+check "slicectl status bob exits 0 (it was $rc)" [ $rc = 0 ]
+check "slicectl status shows systemd's view" grep -q "systemd (writes this slice)" "$D/status-bob"
+check "slicectl status lists the runtime drop-in" grep -q "/run/systemd/system.control/user-1002.slice.d/" "$D/status-bob"
+check "slicectl status shows no drift" bash -c '! grep -q DRIFT "$1"' - "$D/status-bob"
+stop quota-bob
+
+section "config changes apply at the next login; removed settings are reset"
+conf '* CPUWeight=100' '@staff CPUWeight=200' '1500:1599 CPUWeight=50 CPUQuota=150% CPUQuotaPeriodSec=50ms'
+W[1001]=200; Q[1002]=max; QS[1002]=infinity
+start change-alice su -l alice -c "sh $D/session.sh change-alice 0"
+start change-bob su -l bob -c "sh $D/session.sh change-bob 0"
+wait_info change-alice change-bob
+go change-alice change-bob
+check_values change-alice 1001 "changed @staff weight"
+check_values change-bob 1002 "bob's quota line removed"
+stop change-alice change-bob
+
+section "a slice that is not started yet, and one stopped and started again"
+for _ in $(seq 60); do [ "$(systemctl is-active user-1002.slice)" = active ] || break; sleep 0.5; done
+check "bob's slice stopped after his last session ($(systemctl is-active user-1002.slice))" \
+        [ "$(systemctl is-active user-1002.slice)" != active ]
+printf 'session required pam_cpuslice.so debug\nsession required pam_permit.so\n' > /etc/pam.d/cpuslice-only
+conf '* CPUWeight=100' 'bob CPUWeight=700 CPUQuota=70%'
+W[1002]=700; Q[1002]=70000; QS[1002]=700ms
+pam-run --confdir /etc/pam.d --service cpuslice-only --user bob -- true
+check "settings given while bob's slice is stopped ($(props 1002))" grep -q "CPUWeight=700 CPUQuotaPerSecUSec=700ms" <<< "$(props 1002)"
+start restart-bob su -l bob -c "sh $D/session.sh restart-bob 0"
+wait_info restart-bob
+go restart-bob
+check_values restart-bob 1002 "restarted slice"
+stop restart-bob
+
+section "su, sudo and runuser charge the target user's slice (systemd#35452)"
+conf '* CPUWeight=100' 'bob CPUQuota=50%'
+target_case() { # target_case TAG CALLER-UID CALLER COMMAND: a login of CALLER on a pty types COMMAND
+        local tag=$1 cuid=$2 caller=$3 cmd=$4 cg b0 b1 c0 c1 t0 t1 pct
+        start_login "$tag" "$caller" 0 "$cmd"
+        wait_info "$tag"
+        go "$tag"
+        cg=$(cgroup_of "$tag")
+        check "$tag: bob's process is in user-1002.slice (it is in $cg)" grep -q "^/user\.slice/user-1002\.slice/" <<< "$cg"
+        sleep 2
+        b0=$(usage_us 1002); c0=$(usage_us "$cuid"); t0=$(date +%s%N)
+        sleep "$QUOTA_SECS"
+        b1=$(usage_us 1002); c1=$(usage_us "$cuid"); t1=$(date +%s%N)
+        pct=$(calc "($b1 - $b0) * 100000 / ($t1 - $t0)" 1)
+        fig "$ENV $tag: $cg; bob's slice +$(( (b1 - b0) / 1000 )) ms ($pct% of a CPU), $caller's +$(( (c1 - c0) / 1000 )) ms"
+        check "$tag: the hogs are charged to bob's slice, not $caller's" is_true "$b1 - $b0 > 10 * ($c1 - $c0 + 1000)"
+        check "$tag: bob's 50% quota holds on them (got $pct%)" is_true "$pct <= 55 && $pct >= 25"
+        stop "$tag"
+}
+if [ $V = 2 ]; then
+        target_case root-su 0 root "exec su - bob -c 'sh $D/session.sh root-su $NPROC'"
+        target_case alice-sudo 1001 alice "exec sudo -iu bob sh $D/session.sh alice-sudo $NPROC"
+        target_case root-runuser 0 root "exec runuser -l bob -c 'sh $D/session.sh root-runuser $NPROC'"
+        sed -i 's/pam_cpuslice.so debug/pam_cpuslice.so debug target_user=no/' /etc/pam.d/common-session
+        start_login off-su root 0 "exec su - bob -c 'sh $D/session.sh off-su 0'"
+        wait_info off-su
+        go off-su
+        cg=$(cgroup_of off-su)
+        fig "$ENV target_user=no: su - bob from root's session stays in $cg"
+        check "target_user=no: su - bob stays where systemd put it (root's session, $cg)" \
+                grep -q "^/user\.slice/user-0\.slice/session-" <<< "$cg"
+        stop off-su
+        sed -i 's/ target_user=no//' /etc/pam.d/common-session
+fi
+
+# the bus does not depend on the cgroup layout: once, on v2
+[ $V = 2 ] || { echo; echo "$fails check(s) failed"; [ "$fails" = 0 ]; exit; }
+section "systemd unreachable: stopped, then hung (timeout=2s)"
+printf 'session required pam_cpuslice.so timeout=2s\nsession required pam_permit.so\n' > /etc/pam.d/cpuslice-bus
+printf 'session required pam_cpuslice.so timeout=2s strict\nsession required pam_permit.so\n' > /etc/pam.d/cpuslice-bus-strict
+bus_case() { # bus_case WHAT
+        local t0 t1 rc
+        t0=$(date +%s%N); pam-run --confdir /etc/pam.d --service cpuslice-bus --user alice -- true; rc=$?; t1=$(date +%s%N)
+        fig "$ENV bus $1: login took $(( (t1 - t0) / 1000000 )) ms, status $rc"
+        check "bus $1: the login succeeds (status $rc)" [ $rc = 0 ]
+        check "bus $1: within the timeout (+2 s of slack)" [ $(( (t1 - t0) / 1000000 )) -lt 4000 ]
+        pam-run --confdir /etc/pam.d --service cpuslice-bus-strict --user alice -- true 2> /dev/null; rc=$?
+        check "bus $1: with strict the session is denied (status $rc)" [ $rc != 0 ]
+}
+systemctl stop dbus.socket dbus.service
+bus_case stopped
+systemctl start dbus.socket dbus.service
+sleep 1
+kill -STOP "$(pidof dbus-daemon)"
+bus_case hung
+kill -CONT "$(pidof dbus-daemon)"
+journalctl --no-pager -q --since "-2min" | grep -E 'pam_cpuslice\(cpuslice-bus' | tail -n 4 | sed 's/^/  /'
+check "one clear log line per failed login" bash -c \
+        'journalctl --no-pager -q --since "-3min" | grep -qE "pam_cpuslice\(cpuslice-bus:session\): alice: .*(system bus|timed out|Connection).*login proceeds"'
+
+echo
+echo "$fails check(s) failed"
+[ "$fails" = 0 ]

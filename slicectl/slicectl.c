@@ -91,6 +91,23 @@ int resolve_user_arg(const char *arg, bool allow_unknown_uid, UserIdent *ret) {
         return 0;
 }
 
+int resolve_one_user(const char *verb, int argc, char **argv, UserIdent *u, RuleSet *rs, Resolved *res) {
+        int r;
+
+        if (argc != 2)
+                return log_error(-EINVAL, "'%s' takes one USER or UID", verb);
+        r = resolve_user_arg(argv[1], true, u);
+        if (r < 0)
+                return r;
+        r = load_config(rs);
+        if (r < 0)
+                return r;
+        r = rules_resolve(rs, u, res);
+        if (r < 0)
+                return log_error(r, "resolving the config for %s: %s", u->name, strerror(-r));
+        return 0;
+}
+
 int require_root(const char *verb, const char *what) {
         if (geteuid() == 0)
                 return 0;

@@ -41,6 +41,8 @@ int load_config(RuleSet *rs);
 /* A user named on the command line: name or uid. A uid NSS does not know is fine when
  * allow_unknown_uid (a slice can outlive its account). */
 int resolve_user_arg(const char *arg, bool allow_unknown_uid, UserIdent *ret);
+/* For verbs that take one USER|UID: the user, the config, and its resolution for that user. */
+int resolve_one_user(const char *verb, int argc, char **argv, UserIdent *u, RuleSet *rs, Resolved *res);
 /* A uid from a slice: NSS's answer, or an ident named by the number with no groups. */
 int ident_for_uid(uid_t uid, UserIdent *ret);
 /* Writing verbs: root, or a plain error saying so. */

@@ -45,17 +45,9 @@ int verb_explain(int argc, char **argv) {
         Resolved res;
         int r;
 
-        if (argc != 2)
-                return log_error(-EINVAL, "'explain' takes one USER or UID");
-        r = resolve_user_arg(argv[1], true, &u);
+        r = resolve_one_user("explain", argc, argv, &u, &rs, &res);
         if (r < 0)
                 return r;
-        r = load_config(&rs);
-        if (r < 0)
-                return r;
-        r = rules_resolve(&rs, &u, &res);
-        if (r < 0)
-                return log_error(r, "resolving the config for %s: %s", u.name, strerror(-r));
 
         printf("%s (uid %u)\n", u.name, (unsigned) u.uid);
         if (u.uid == 0)

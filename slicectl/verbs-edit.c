@@ -158,6 +158,21 @@ static int apply_running(SliceBackend *b, const RuleSet *rs, const ApplyFilter *
         return failed;
 }
 
+/* The config and the running slices, for apply and for set/unset's live step; config problems
+ * are logged here, backend errors are left to the caller's wording. */
+static int load_config_and_slices(RuleSet *rs, SliceBackend *b, SliceList *slices, bool *ret_backend, CsError *e) {
+        int r = load_config(rs);
+
+        *ret_backend = false;
+        if (r < 0)
+                return r;
+        *ret_backend = true;
+        r = backend_open(b, e);
+        if (r < 0)
+                return r;
+        return b->ops->read_all(b, 0, slices, e);
+}
+
 static int apply_live(const Domain *domain, unsigned mask, const char *path) {
         _cleanup_(backend_closep) SliceBackend b = {};
         _cleanup_(ruleset_free) RuleSet rs = {};
@@ -165,17 +180,15 @@ static int apply_live(const Domain *domain, unsigned mask, const char *path) {
         ApplyFilter f = { .domain = domain };
         CsError e = {};
         size_t shadowed = 0;
+        bool backend;
         int r;
 
-        r = load_config(&rs);
-        if (r < 0)
-                return r;
-        r = backend_open(&b, &e);
-        if (r >= 0)
-                r = b.ops->read_all(&b, 0, &slices, &e);
-        if (r < 0)
+        r = load_config_and_slices(&rs, &b, &slices, &backend, &e);
+        if (r < 0 && backend)
                 return log_error(r, "saved to %s, but not applied to running slices: %s", path,
                                  e.code ? e.msg : strerror(-r));
+        if (r < 0)
+                return r;
         if (apply_running(&b, &rs, &f, &slices) > 0)
                 r = -EIO;
 
@@ -342,6 +355,7 @@ int verb_apply(int argc, char **argv) {
         _cleanup_free_ bool *seen = NULL;
         ApplyFilter f = { .verbose = true };
         CsError e = {};
+        bool backend;
         int r;
 
         if (argc > 1) {
@@ -363,14 +377,11 @@ int verb_apply(int argc, char **argv) {
         r = require_root("apply", "writes the user slices' cgroup files");
         if (r < 0)
                 return r;
-        r = load_config(&rs);
+        r = load_config_and_slices(&rs, &b, &slices, &backend, &e);
+        if (r < 0 && backend)
+                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
         if (r < 0)
                 return r;
-        r = backend_open(&b, &e);
-        if (r >= 0)
-                r = b.ops->read_all(&b, 0, &slices, &e);
-        if (r < 0)
-                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
         r = apply_running(&b, &rs, &f, &slices) > 0 ? -EIO : 0;
         for (size_t i = 0; i < f.n_uids; i++)
                 if (!seen[i])

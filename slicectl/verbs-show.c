@@ -247,17 +247,9 @@ int verb_status(int argc, char **argv) {
         bool have_slice, drift = false;
         int r;
 
-        if (argc != 2)
-                return log_error(-EINVAL, "'status' takes one USER or UID");
-        r = resolve_user_arg(argv[1], true, &u);
+        r = resolve_one_user("status", argc, argv, &u, &rs, &res);
         if (r < 0)
                 return r;
-        r = load_config(&rs);
-        if (r < 0)
-                return r;
-        r = rules_resolve(&rs, &u, &res);
-        if (r < 0)
-                return log_error(r, "resolving the config for %s: %s", u.name, strerror(-r));
         r = open_backend(&b);
         if (r < 0)
                 return r;

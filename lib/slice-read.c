@@ -175,20 +175,29 @@ static int cmp_scope(const void *a, const void *b) {
         return strverscmp(((const ScopeInfo *) a)->name, ((const ScopeInfo *) b)->name);
 }
 
+/* A directory stream over dirfd's directory, reopened (and checked) so readdir has its own fd. */
+static int open_dir_stream(Cgfs *c, int dirfd, DIR **ret, CsError *e) {
+        int fd = cgfs_open_dir(c, dirfd, ".", e);
+
+        if (fd < 0)
+                return fd;
+        *ret = fdopendir(fd);
+        if (!*ret) {
+                close(fd);
+                return cs_error(e, -errno, "fdopendir: %m");
+        }
+        return 0;
+}
+
 static int read_scopes(Cgfs *c, int slice_fd, SliceReadFlags flags, SliceInfo *s, CsError *e) {
         _cleanup_closedir_ DIR *d = NULL;
         struct dirent *de;
         size_t cap = 0;
-        int fd, r;
+        int r;
 
-        fd = cgfs_open_dir(c, slice_fd, ".", e);
-        if (fd < 0)
-                return fd;
-        d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return cs_error(e, -errno, "fdopendir: %m");
-        }
+        r = open_dir_stream(c, slice_fd, &d, e);
+        if (r < 0)
+                return r;
         while ((de = readdir(d))) {
                 if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) || !is_scope_name(de->d_name))
                         continue;
@@ -261,16 +270,11 @@ typedef int (*SliceVisitor)(Cgfs *c, int slice_fd, uid_t uid, void *userdata, Cs
 static int for_each_slice(Cgfs *c, int root, SliceVisitor f, void *userdata, CsError *e) {
         _cleanup_closedir_ DIR *d = NULL;
         struct dirent *de;
-        int fd, r;
+        int r;
 
-        fd = cgfs_open_dir(c, root, ".", e);
-        if (fd < 0)
-                return fd;
-        d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return cs_error(e, -errno, "fdopendir: %m");
-        }
+        r = open_dir_stream(c, root, &d, e);
+        if (r < 0)
+                return r;
         while ((de = readdir(d))) {
                 _cleanup_close_ int sfd = -EBADF;
                 uid_t uid;

@@ -241,6 +241,19 @@ static void conf_edit_donep(ConfEdit *ed) {
         conf_edit_done(ed);
 }
 
+/* set and unset: root only, then the slicectl drop-in opened under its lock */
+static int open_drop_in(const char *verb, const char *dir, ConfEdit *ed) {
+        CsError e = {};
+        int r = require_root(verb, "writes the drop-in 50-slicectl.conf");
+
+        if (r < 0)
+                return r;
+        r = conf_edit_open(dir, NULL, ed, &e);
+        if (r < 0)
+                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
+        return 0;
+}
+
 int verb_set(int argc, char **argv) {
         _cleanup_(conf_edit_donep) ConfEdit ed = { .dir_fd = -EBADF, .lock_fd = -EBADF };
         _cleanup_(domain_done) Domain d = {};
@@ -265,12 +278,9 @@ int verb_set(int argc, char **argv) {
                 if (s >= 0)
                         mask |= 1u << s;
         }
-        r = require_root("set", "writes the drop-in 50-slicectl.conf");
+        r = open_drop_in("set", dir, &ed);
         if (r < 0)
                 return r;
-        r = conf_edit_open(dir, NULL, &ed, &e);
-        if (r < 0)
-                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
         r = conf_edit_set(&ed, argv[1], argv + 2, (size_t) argc - 2, &why);
         if (r == -ENOMEM)
                 return log_error(r, "out of memory");
@@ -323,12 +333,9 @@ int verb_unset(int argc, char **argv) {
                         return log_error(-EINVAL, "unknown setting '%s' (allowed: %s)", argv[i], settings_allowed());
                 mask |= 1u << s;
         }
-        r = require_root("unset", "writes the drop-in 50-slicectl.conf");
+        r = open_drop_in("unset", dir, &ed);
         if (r < 0)
                 return r;
-        r = conf_edit_open(dir, NULL, &ed, &e);
-        if (r < 0)
-                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
         removed = conf_edit_unset(&ed, argv[1], mask, &why);
         if (removed < 0)
                 return log_error(removed, "%s", why ? why : strerror(-removed));

@@ -39,6 +39,13 @@ static int collect(SliceBackend *b, Sampler *s, SliceReadFlags flags, Rows *ret)
         return 0;
 }
 
+/* list and top: the columns asked for, and the slices to fill them from */
+static int table_setup(SliceBackend *b) {
+        int r = columns_setup();
+
+        return r < 0 ? r : open_backend(b);
+}
+
 int verb_list(int argc, char **argv) {
         _cleanup_(backend_closep) SliceBackend b = {};
         _cleanup_(sampler_done) Sampler s = {};
@@ -47,10 +54,7 @@ int verb_list(int argc, char **argv) {
 
         if (argc > 1)
                 return log_error(-EINVAL, "'list' takes no arguments (see 'status USER')");
-        r = columns_setup();
-        if (r < 0)
-                return r;
-        r = open_backend(&b);
+        r = table_setup(&b);
         if (r < 0)
                 return r;
         r = collect(&b, &s, 0, &rows);
@@ -126,10 +130,7 @@ int verb_top(int argc, char **argv) {
 
         if (argc > 1)
                 return log_error(-EINVAL, "'top' takes no arguments");
-        r = columns_setup();
-        if (r < 0)
-                return r;
-        r = open_backend(&b);
+        r = table_setup(&b);
         if (r < 0)
                 return r;
         interactive = !arg_batch && !arg_json && !arg_raw && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
 
@@ -92,7 +93,7 @@ void cgfs_close(Cgfs *c) {
 }
 
 void cgfs_slice_name(uid_t uid, char buf[static CGFS_NAME_MAX]) {
-        snprintf(buf, CGFS_NAME_MAX, "user-%" PRIu32 ".slice", (uint32_t) uid);
+        slice_name(uid, buf);
 }
 
 const char *cgfs_scope_name(const char *session_id, char buf[static CGFS_NAME_MAX]) {
@@ -107,11 +108,32 @@ static bool is_cgroupfs(const struct statfs *s) {
         return s->f_type == CGROUP_SUPER_MAGIC || s->f_type == CGROUP2_SUPER_MAGIC;
 }
 
-/* takes fd; returns it, or an error when it is not on cgroupfs (unless a test tree is in use) */
-static int check_cgroupfs(Cgfs *c, int fd, const char *name, CsError *e) {
+/* A cgroup owned by anyone but root was delegated (chown, Delegate=): its owner can turn off +cpu
+ * below it, plant scopes, or freeze and kill root's processes moved into it. Only root can be
+ * tricked into acting for someone else: others reach only what they may anyway. */
+static int check_owner(int fd, const char *name, CsError *e) {
+        struct stat st;
+
+        if (geteuid() != 0)
+                return 0;
+        if (fstat(fd, &st) < 0)
+                return cs_error(e, negative_errno(), "fstat %s: %m", name);
+        if (st.st_uid != 0)
+                return cs_error(e, -EPERM, "%s is owned by uid %" PRIu32 ", not root (a delegated cgroup?); refused",
+                                name, (uint32_t) st.st_uid);
+        return 0;
+}
+
+/* takes fd; returns it, or an error when it is not on cgroupfs (unless a test tree is in use) or
+ * not root's */
+static int check_cgroupfs(Cgfs *c, int fd, const char *name, bool any_owner, CsError *e) {
         _cleanup_close_ int owned = fd;
         struct statfs sfs;
+        int r;
 
+        r = any_owner ? 0 : check_owner(owned, name, e);
+        if (r < 0)
+                return r;
         if (c->layout.check_fs) {
                 if (c->ops->fstatfs(owned, &sfs) < 0)
                         return cs_error(e, negative_errno(), "fstatfs %s: %m", name);
@@ -122,7 +144,7 @@ static int check_cgroupfs(Cgfs *c, int fd, const char *name, CsError *e) {
         return TAKE_FD(owned);
 }
 
-int cgfs_open_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
+static int open_dir(Cgfs *c, int dirfd, const char *name, bool any_owner, CsError *e) {
         int fd;
 
         fd = c->ops->openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
@@ -133,7 +155,15 @@ int cgfs_open_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
                                         name);
                 return cs_error(e, r, "cannot open %s: %m", name);
         }
-        return check_cgroupfs(c, fd, name, e);
+        return check_cgroupfs(c, fd, name, any_owner, e);
+}
+
+int cgfs_open_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
+        return open_dir(c, dirfd, name, false, e);
+}
+
+int cgfs_open_dir_to_read(Cgfs *c, int dirfd, const char *name, CsError *e) {
+        return open_dir(c, dirfd, name, true, e);
 }
 
 int cgfs_read_file(Cgfs *c, int dirfd, const char *name, char **ret, CsError *e) {
@@ -242,7 +272,7 @@ static int open_hierarchy(Cgfs *c, const CgroupHierarchy *h, CsError *e) {
         fd = c->ops->openat(c->root_fd, *h->path ? h->path : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
         if (fd < 0)
                 return cs_error(e, negative_errno(), "cannot open %s: %m", *h->path ? h->path : "the cgroup root");
-        return check_cgroupfs(c, fd, *h->path ? h->path : "the cgroup root", e);
+        return check_cgroupfs(c, fd, *h->path ? h->path : "the cgroup root", false, e);
 }
 
 /* <hierarchy>/<parent>/user.slice[/user-UID.slice] */
@@ -545,6 +575,15 @@ static int open_session_once(Cgfs *c, uid_t uid, const char *session_id, pid_t p
         return 0;
 }
 
+/* /<parent>/user.slice/user-UID.slice/, exactly, as a prefix of a /proc/PID/cgroup path */
+static bool path_in_user_slice(const Cgfs *c, const char *path, uid_t uid) {
+        char prefix[PATH_MAX], slice[CGFS_NAME_MAX];
+
+        cgfs_slice_name(uid, slice);
+        snprintf(prefix, sizeof prefix, "%s%s/user.slice/%s/", *c->parent ? "/" : "", c->parent, slice);
+        return path && strncmp(path, prefix, strlen(prefix)) == 0;
+}
+
 int cgfs_open_session(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, const CpuKernelValues *k,
                       CgfsSession *ret, CsError *e) {
         CgfsSession s = { .uid = uid };
@@ -556,6 +595,13 @@ int cgfs_open_session(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, con
         if (r < 0) {
                 cgfs_session_done(&s);
                 return cs_error(e, r, "cannot read /proc/%" PRIi32 "/cgroup: %m", (int32_t) pid);
+        }
+        /* su - self inside a session, or a second instance of the module in one stack: the
+         * process is placed already, and must stay where the first placement put it */
+        if (path_in_user_slice(c, s.orig_cpu, uid)) {
+                cgfs_session_done(&s);
+                *ret = (CgfsSession) { .uid = uid };
+                return 0;
         }
         for (unsigned attempt = 0;; attempt++) {
                 if (!scope_created)

@@ -18,6 +18,7 @@
 #include "cgroup-layout.h"
 #include "cpu-value.h"
 #include "error.h"
+#include "slice-name.h"
 
 typedef struct CgfsOps {
         int (*openat)(int dirfd, const char *name, int flags, mode_t mode);
@@ -39,7 +40,7 @@ typedef struct Cgfs {
 } Cgfs;
 
 #define CGFS_SESSION_ID_MAX 64
-#define CGFS_NAME_MAX 96
+#define CGFS_NAME_MAX SLICE_NAME_MAX
 
 /* What open_session remembers for close_session (the PAM layer keeps it with pam_set_data). */
 typedef struct CgfsSession {
@@ -65,7 +66,8 @@ const char *cgfs_scope_name(const char *session_id, char buf[static CGFS_NAME_MA
 int cgfs_apply_slice(Cgfs *c, uid_t uid, const CpuKernelValues *k, CsError *e);
 /* Writes the settings to an existing slice only (slicectl apply/set never create one). */
 int cgfs_update_slice(Cgfs *c, uid_t uid, const CpuKernelValues *k, CsError *e);
-/* apply_slice, then create the session scope and move pid into it (and into the accounting mirror). */
+/* apply_slice, then create the session scope and move pid into it (and into the accounting mirror).
+ * A pid in user-UID.slice already is left alone: ret->scope is "" then, and nothing was written. */
 int cgfs_open_session(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, const CpuKernelValues *k,
                       CgfsSession *ret, CsError *e);
 /* Moves pid back where it came from, removes the scope if empty and the slice if it has no scopes. */
@@ -74,8 +76,11 @@ void cgfs_session_done(CgfsSession *s);
 /* Removes empty session scopes and user slices below user.slice; returns how many were removed. */
 int cgfs_gc(Cgfs *c, CsError *e);
 
-/* Opens a directory below dirfd: O_NOFOLLOW|O_DIRECTORY|O_CLOEXEC, checked to be cgroupfs. */
+/* Opens a directory below dirfd: O_NOFOLLOW|O_DIRECTORY|O_CLOEXEC, checked to be cgroupfs and,
+ * when we are root, root's own: -EPERM for a delegated cgroup. */
 int cgfs_open_dir(Cgfs *c, int dirfd, const char *name, CsError *e);
+/* The same for looking only (slicectl's readers): a delegated cgroup may be read, never written. */
+int cgfs_open_dir_to_read(Cgfs *c, int dirfd, const char *name, CsError *e);
 /* Opens <hierarchy>/<parent>/user.slice (h: the layout's cpu or acct hierarchy); -ENOENT if none. */
 int cgfs_open_user_slice_root(Cgfs *c, const CgroupHierarchy *h, CsError *e);
 /* Reads a whole small file (< 64 KiB) below dirfd, NUL-terminated. */

@@ -143,7 +143,7 @@ static int read_scope(Cgfs *c, int slice_fd, const char *name, SliceReadFlags fl
         if (!sc.name)
                 return -ENOMEM;
         if (flags & SLICE_READ_PROCS) {
-                fd = cgfs_open_dir(c, slice_fd, name, NULL);
+                fd = cgfs_open_dir_to_read(c, slice_fd, name, NULL);
                 procs = fd >= 0 ? read_optional(c, fd, "cgroup.procs") : NULL;
                 r = procs ? cgstat_parse_procs(procs, &sc.pids, &sc.n_pids) : 0;
                 if (r == -ENOMEM) {

@@ -54,6 +54,8 @@ static bool parse_path_arg(const char *arg, ModuleArgs *a) {
                 a->cgroup_root = v;
         else if ((v = value_of(arg, "parent")))
                 a->parent = v;
+        else if ((v = value_of(arg, "bus_socket")))
+                a->bus_socket = v;
         else
                 return false;
         return true;

@@ -21,7 +21,8 @@ typedef struct ModuleArgs {
         int layout;             /* CgroupLayoutKind, or -1: detect */
         bool test_tree;         /* a plain directory stands in for cgroupfs (tests only) */
         Backend backend;
-        uint64_t timeout_usec;  /* for the system bus */
+        uint64_t timeout_usec;  /* for the system bus: the whole of a login's bus work */
+        const char *bus_socket; /* NULL: the system bus; another socket only from root's PAM config */
         bool target_user;       /* systemd: move su/sudo/runuser sessions into the target's slice */
         bool strict;
         bool debug;

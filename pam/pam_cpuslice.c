@@ -22,9 +22,13 @@
 #include "pam-args.h"
 #include "parse-util.h"
 #include "rules.h"
+#include "time-util.h"
 #include "user.h"
 
 #define SESSION_DATA "pam_cpuslice.session"
+/* set by the first instance in a stack that placed the login: runuser-l includes runuser, su
+ * includes common-session, so an admin may well list the module twice for one login */
+#define PLACED_DATA "pam_cpuslice.placed"
 #define LOG_NAME_MAX 64
 
 typedef struct Login {
@@ -46,13 +50,15 @@ static void login_done(Login *l) {
 /* The one log line of a failure; the login proceeds unless `strict`. */
 static int fail(Login *l, const char *fmt, ...) _printf_(2, 3);
 static int fail(Login *l, const char *fmt, ...) {
-        char msg[1024];
+        char msg[1024], esc[4096];
         va_list ap;
 
         va_start(ap, fmt);
         vsnprintf(msg, sizeof msg, fmt, ap);
         va_end(ap);
-        pam_syslog(l->h, LOG_ERR, "%s: %s; %s", l->user_esc[0] ? l->user_esc : "?", msg,
+        /* messages carry bus error texts and cgroup names: bytes from outside */
+        pam_syslog(l->h, LOG_ERR, "%s: %s; %s", l->user_esc[0] ? l->user_esc : "?",
+                   escape_for_log(msg, sizeof msg, esc, sizeof esc),
                    l->args.strict ? "session denied (strict)" : "login proceeds without a CPU slice");
         return l->args.strict ? PAM_SESSION_ERR : PAM_IGNORE;
 }
@@ -61,7 +67,8 @@ static int load_user(Login *l) {
         const char *name = NULL;
         int r;
 
-        r = pam_get_user(l->h, &name, NULL);
+        /* the item, not pam_get_user(), which would prompt for a name inside a session hook */
+        r = pam_get_item(l->h, PAM_USER, (const void **) &name);
         if (r != PAM_SUCCESS || !name)
                 return fail(l, "cannot determine the user: %s", pam_strerror(l->h, r));
         escape_for_log(name, LOG_NAME_MAX, l->user_esc, sizeof l->user_esc);
@@ -150,70 +157,65 @@ static int load_plugin(Login *l, void **ret_handle, const SystemdPlugin **ret) {
         return PAM_SUCCESS;
 }
 
-/* su, sudo and runuser open a session without a new logind session (systemd#35452): the process
- * stays in the caller's slice and the target's limits would not apply. Move it, and wait for the
- * job, or the shell forked next would stay behind. */
-static int move_to_target_slice(Login *l, const SystemdPlugin *plugin) {
+static void describe_scope(Login *l, char *buf, size_t n) {
         const void *service = NULL, *ruser = NULL;
-        _cleanup_free_ char *scope = NULL;
-        char desc[512], esc[128], ruser_esc[128];
-        CsError e = {};
-        int r;
+        char esc[128], ruser_esc[128];
 
-        if (!l->args.target_user)
-                return PAM_SUCCESS;
-        r = plugin->pid_in_user_slice(getpid(), l->user.uid);
-        if (r > 0)
-                return PAM_SUCCESS;
         (void) pam_get_item(l->h, PAM_SERVICE, &service);
         (void) pam_get_item(l->h, PAM_RUSER, &ruser);
-        snprintf(desc, sizeof desc, "%s session of %s opened by %s (uid %u), via pam_cpuslice",
+        snprintf(buf, n, "%s session of %s opened by %s (uid %u), via pam_cpuslice",
                  service ? escape_for_log(service, 32, esc, sizeof esc) : "PAM", l->user_esc,
                  ruser ? escape_for_log(ruser, 32, ruser_esc, sizeof ruser_esc) : "?", (unsigned) getuid());
-        r = plugin->move_to_user_slice(l->user.uid, getpid(), desc, l->args.timeout_usec, &scope, &e);
-        if (r < 0)
-                return fail(l, "moving the session into user-%u.slice: %s", (unsigned) l->user.uid,
-                            e.msg[0] ? e.msg : strerror(-r));
-        if (l->args.debug)
-                pam_syslog(l->h, LOG_DEBUG, "%s: moved pid %d into %s in user-%u.slice", l->user_esc, (int) getpid(),
-                           scope, (unsigned) l->user.uid);
-        return PAM_SUCCESS;
 }
 
-static int apply_with_plugin(Login *l, const SystemdPlugin *plugin) {
+/* su, sudo and runuser open a session without a new logind session (systemd#35452): the process
+ * would stay in the caller's slice, so the plugin moves it unless it is in the target's already. */
+static int apply_with_plugin(Login *l, const SystemdPlugin *plugin, uint64_t deadline) {
         BusSliceSettings s = {
                 .weight_set = l->res.source[SETTING_WEIGHT] != NULL,
                 .quota_set = l->res.source[SETTING_QUOTA] != NULL,
                 .period_set = l->res.source[SETTING_PERIOD] != NULL,
                 .limits = l->res.limits,
         };
+        char desc[512];
+        BusSessionRequest req = {
+                .uid = l->user.uid,
+                .settings = &s,
+                .move_pid = l->args.target_user ? getpid() : 0,
+                .description = desc,
+                .socket_path = l->args.bus_socket,
+                .deadline_usec = deadline,
+        };
+        BusSessionResult res;
         CsError e = {};
-        bool idle_fallback;
         int r;
 
-        r = plugin->apply_slice(l->user.uid, &s, l->args.timeout_usec, &idle_fallback, &e);
+        describe_scope(l, desc, sizeof desc);
+        r = plugin->open_session(&req, &res, &e);
         if (r < 0)
                 return fail(l, "%s", e.msg[0] ? e.msg : strerror(-r));
-        if (idle_fallback)
+        if (res.idle_fallback)
                 pam_syslog(l->h, LOG_WARNING, "%s: this systemd does not support CPUWeight=idle; used CPUWeight=1",
                            l->user_esc);
         if (l->args.debug)
-                pam_syslog(l->h, LOG_DEBUG, "%s: settings given to systemd for user-%u.slice", l->user_esc,
-                           (unsigned) l->user.uid);
-        return move_to_target_slice(l, plugin);
+                pam_syslog(l->h, LOG_DEBUG, "%s: settings given to systemd for user-%u.slice%s%s", l->user_esc,
+                           (unsigned) l->user.uid, res.scope[0] ? "; moved into " : "", res.scope);
+        return PAM_SUCCESS;
 }
 
 static int apply_systemd(Login *l) {
+        /* one deadline for everything the login waits on: loading, connecting, calls, the job */
+        uint64_t deadline = usec_deadline(l->args.timeout_usec);
         const SystemdPlugin *plugin = NULL;
         void *handle = NULL;
         int r;
 
-        if (!systemd_booted())
+        if (!l->args.bus_socket && !systemd_booted())
                 return fail(l, "backend=systemd, but this host was not booted with systemd");
         r = load_plugin(l, &handle, &plugin);
         if (r != PAM_SUCCESS)
                 return r;
-        r = apply_with_plugin(l, plugin);
+        r = apply_with_plugin(l, plugin, deadline);
         dlclose(handle);
         return r;
 }
@@ -290,6 +292,13 @@ static int apply_cgroupfs(Login *l) {
                 session_free(l->h, st, 0);
                 return fail(l, "%s", e.msg[0] ? e.msg : strerror(-r));
         }
+        if (!st->s.scope[0]) {
+                if (l->args.debug)
+                        pam_syslog(l->h, LOG_DEBUG, "%s: already in user-%u.slice; left where it is", l->user_esc,
+                                   (unsigned) l->user.uid);
+                session_free(l->h, st, 0);
+                return PAM_SUCCESS;
+        }
         if (l->args.debug)
                 pam_syslog(l->h, LOG_DEBUG, "%s: joined %s in user-%u.slice", l->user_esc, st->s.scope,
                            (unsigned) l->user.uid);
@@ -302,20 +311,34 @@ static int apply_cgroupfs(Login *l) {
         return PAM_SUCCESS;
 }
 
+static bool placed_already(Login *l) {
+        const void *placed = NULL;
+
+        if (pam_get_data(l->h, PLACED_DATA, &placed) != PAM_SUCCESS || !placed)
+                return false;
+        if (l->args.debug)
+                pam_syslog(l->h, LOG_DEBUG, "an earlier pam_cpuslice in this stack placed the session; nothing to do");
+        return true;
+}
+
 _public_ PAM_EXTERN int pam_sm_open_session(pam_handle_t *h, int flags, int argc, const char **argv) {
+        static const char placed = 1;
         _cleanup_(login_done) Login l = { .h = h };
         int r;
 
         module_args_parse(h, argc, argv, &l.args);
+        if (placed_already(&l))
+                return PAM_IGNORE;
         r = load_user(&l);
         if (r != PAM_SUCCESS)
                 return r;
         r = resolve_settings(&l);
         if (r != PAM_SUCCESS)
                 return r;
-        if (use_systemd(&l))
-                return apply_systemd(&l);
-        return apply_cgroupfs(&l);
+        r = use_systemd(&l) ? apply_systemd(&l) : apply_cgroupfs(&l);
+        if (r == PAM_SUCCESS && pam_set_data(h, PLACED_DATA, (void *) &placed, NULL) != PAM_SUCCESS)
+                pam_syslog(h, LOG_WARNING, "pam_set_data: a second pam_cpuslice in this stack would act again");
+        return r;
 }
 
 _public_ PAM_EXTERN int pam_sm_close_session(pam_handle_t *h, int flags, int argc, const char **argv) {
@@ -336,6 +359,7 @@ _public_ PAM_EXTERN int pam_sm_close_session(pam_handle_t *h, int flags, int arg
                 r = cgfs_close_session(&c, &st->s, getpid(), &e);
         /* the data is spent either way: a second close must not act on it again */
         (void) pam_set_data(h, SESSION_DATA, NULL, NULL);
+        (void) pam_set_data(h, PLACED_DATA, NULL, NULL);
         if (r < 0) {
                 pam_syslog(h, LOG_ERR, "%s: closing the session: %s", l.user_esc, e.msg[0] ? e.msg : strerror(-r));
                 return l.args.strict ? PAM_SESSION_ERR : PAM_IGNORE;

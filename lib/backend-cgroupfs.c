@@ -453,6 +453,11 @@ static bool is_populated_error(int r) {
 
 /* rmdir that treats "still has processes or children" as a normal outcome; 1 if removed */
 static int remove_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
+        struct stat st;
+
+        /* a delegated cgroup is its owner's to remove, not ours */
+        if (geteuid() == 0 && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) >= 0 && st.st_uid != 0)
+                return 0;
         if (c->ops->unlinkat(dirfd, name, AT_REMOVEDIR) >= 0)
                 return 1;
         if (errno == ENOENT || is_populated_error(-errno))

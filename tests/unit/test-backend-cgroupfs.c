@@ -1164,6 +1164,56 @@ static void test_hostile(void **state) {
         }
 }
 
+static int count_entries(const char *path) {
+        DIR *d = opendir(path);
+        struct dirent *de;
+        int n = 0;
+
+        assert_non_null(d);
+        while ((de = readdir(d)))
+                n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+        closedir(d);
+        return n;
+}
+
+/* A cgroup on the path that is not root's was delegated: its owner could turn off +cpu, plant
+ * a scope, or freeze root's processes there. Nothing is joined or written below it. */
+static void test_delegated_refused(void **state) {
+        static const struct {
+                TestLayout tl;
+                const char *where;
+        } cases[] = {
+                { TL_UNIFIED, "user.slice" },
+                { TL_UNIFIED, SLICE },
+                { TL_UNIFIED, SCOPE },
+                { TL_HYBRID, "cpu/" SLICE },
+                { TL_HYBRID, "unified/" SCOPE },
+        };
+        Fx *f = *state;
+
+        REQUIRE_ROOT();
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                CpuKernelValues k = W300_Q50;
+                CgfsSession s = { .uid = 4242 };
+                char path[1024];
+                int r;
+
+                rm_rf(f->root);
+                assert_int_equal(mkdir(f->root, 0755), 0);
+                cgfs_close(&f->c);
+                mkdir_p(f, cases[i].where);
+                snprintf(path, sizeof path, "%s/%s", f->root, cases[i].where);
+                assert_int_equal(chown(path, 1001, 1001), 0);
+                open_tl(f, cases[i].tl, "", NULL);
+                r = cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e);
+                if (r != -EPERM || !strstr(f->e.msg, "owned by uid 1001, not root"))
+                        fail_msg("%s: r=%d msg '%s'", cases[i].where, r, f->e.msg);
+                assert_int_equal(s.uid, 4242);
+                /* nothing created or written in it (a scratch tree gets its files from us) */
+                assert_int_equal(count_entries(path), 0);
+        }
+}
+
 /* A cpu scope created before the mirror refused us is removed again. */
 static void test_hostile_mirror_cleanup(void **state) {
         Fx *f = *state;
@@ -1827,6 +1877,7 @@ int main(void) {
                 T(test_open_args),
                 T(test_hostile),
                 T(test_hostile_mirror_cleanup),
+                T(test_delegated_refused),
                 T(test_check_fs),
                 T(test_open_faults),
                 T(test_open_retry_limit),

@@ -3,11 +3,9 @@
  * rows.c, the column table in table.c (the lsirq.c / irq-common.c split). */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <syslog.h>
 #include <unistd.h>
 
 #include "cgroup-layout.h"
@@ -31,27 +29,6 @@ const char *arg_cgroup_root;
 const char *arg_parent;
 int arg_layout = -1;
 int arg_backend = SLICECTL_BACKEND_AUTO;
-
-int log_error(int r, const char *fmt, ...) {
-        va_list ap;
-
-        fputs("slicectl: ", stderr);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputc('\n', stderr);
-        return r < 0 ? r : -EINVAL;
-}
-
-void log_warning(const char *fmt, ...) {
-        va_list ap;
-
-        fputs("slicectl: warning: ", stderr);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputc('\n', stderr);
-}
 
 ConfPaths conf_paths(void) {
         ConfPaths p = arg_conf;
@@ -112,22 +89,6 @@ int require_root(const char *verb, const char *what) {
         if (geteuid() == 0)
                 return 0;
         return log_error(-EPERM, "'%s' needs root: it %s", verb, what);
-}
-
-void log_change(const char *fmt, ...) {
-        const char *sudo = getenv("SUDO_USER");
-        char msg[1024];
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        va_end(ap);
-        openlog("slicectl", LOG_PID, LOG_AUTHPRIV);
-        if (sudo)
-                syslog(LOG_NOTICE, "uid %u (sudo from %s): %s", (unsigned) getuid(), sudo, msg);
-        else
-                syslog(LOG_NOTICE, "uid %u: %s", (unsigned) getuid(), msg);
-        closelog();
 }
 
 static void help(void) {

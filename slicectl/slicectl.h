@@ -10,6 +10,7 @@
 
 #include "conf.h"
 #include "macro.h"
+#include "output.h"
 #include "rules.h"
 #include "user.h"
 
@@ -30,10 +31,6 @@ extern int arg_layout;                  /* CgroupLayoutKind, -1: detect */
 enum { SLICECTL_BACKEND_AUTO, SLICECTL_BACKEND_CGROUPFS, SLICECTL_BACKEND_SYSTEMD };
 extern int arg_backend;
 
-/* "slicectl: ..." on stderr; returns r (or -EINVAL when r is 0) so verbs can `return log_error(...)`. */
-int log_error(int r, const char *fmt, ...) _printf_(2, 3);
-void log_warning(const char *fmt, ...) _printf_(1, 2);
-
 /* The effective config paths (defaults filled in). */
 ConfPaths conf_paths(void);
 /* conf_load with the module's checks; diagnostics become warnings on stderr. */
@@ -47,8 +44,6 @@ int resolve_one_user(const char *verb, int argc, char **argv, UserIdent *u, Rule
 int ident_for_uid(uid_t uid, UserIdent *ret);
 /* Writing verbs: root, or a plain error saying so. */
 int require_root(const char *verb, const char *what);
-/* One syslog line per change: who (uid, SUDO_USER) did what. */
-void log_change(const char *fmt, ...) _printf_(1, 2);
 
 int verb_list(int argc, char **argv);
 int verb_top(int argc, char **argv);

@@ -8,6 +8,7 @@
 
 #include "cpu-value.h"
 #include "format.h"
+#include "parse-util.h"
 #include "slicectl.h"
 #include "table.h"
 
@@ -273,11 +274,21 @@ int rows_print(const Rows *rows) {
                 if (!ln)
                         return log_error(-ENOMEM, "out of memory");
                 for (size_t c = 0; c < n_columns; c++) {
+                        _cleanup_free_ char *esc = NULL;
                         char buf[FORMAT_MAX];
                         const char *v = cell(&rows->rows[i], columns[c], machine, buf);
 
                         if (!v && !arg_json)
                                 v = "-";
+                        /* Text from outside (a user name): in tables and --raw libsmartcols encodes
+                         * control bytes and non-ASCII as \xNN itself (escaping again would turn "\x" into
+                         * "\x5cx"); its JSON writer passes DEL and bytes >= 0x80 through, so JSON
+                         * strings get the escape everything else slicectl prints gets. */
+                        if (v && arg_json && infos[columns[c]].json_type == SCOLS_JSON_STRING) {
+                                v = esc = escape_dup(v);
+                                if (!v)
+                                        return log_error(-ENOMEM, "out of memory");
+                        }
                         if (v && scols_line_set_data(ln, c, v) < 0)
                                 return log_error(-ENOMEM, "out of memory");
                 }

@@ -31,12 +31,12 @@ static const char *spec_name(const Rule *r) {
 
 /* Why `loser` did not decide: the winner is the last of the most specific lines. */
 static void print_loser(const RuleSet *rs, const Rule *loser, const Rule *winner) {
-        printf("  overridden  %s:%u: %s\n", rule_file(rs, loser), loser->line, loser->text);
+        print_line(stdout, "  overridden  %s:%u: %s", rule_file(rs, loser), loser->line, loser->text);
         if (domain_specificity(&loser->domain) < domain_specificity(&winner->domain))
-                printf("              (%s is less specific than %s)\n", spec_name(loser), spec_name(winner));
+                print_line(stdout, "              (%s is less specific than %s)", spec_name(loser), spec_name(winner));
         else
-                printf("              (as specific (%s), and read before %s:%u: the later line wins)\n",
-                       spec_name(loser), rule_file(rs, winner), winner->line);
+                print_line(stdout, "              (as specific (%s), and read before %s:%u: the later line wins)",
+                           spec_name(loser), rule_file(rs, winner), winner->line);
 }
 
 int verb_explain(int argc, char **argv) {
@@ -49,19 +49,20 @@ int verb_explain(int argc, char **argv) {
         if (r < 0)
                 return r;
 
-        printf("%s (uid %u)\n", u.name, (unsigned) u.uid);
+        print_line(stdout, "%s (uid %u)", u.name, (unsigned) u.uid);
         if (u.uid == 0)
                 printf("root gets a slice only through lines that name it (root or 0).\n");
         for (Setting s = 0; s < _SETTING_MAX; s++) {
                 const Rule *w = res.source[s];
                 char buf[CPU_FORMAT_MAX];
 
-                printf("\n%s=%s\n", setting_to_string(s), setting_value(&res, s, buf));
+                putchar('\n');
+                print_line(stdout, "%s=%s", setting_to_string(s), setting_value(&res, s, buf));
                 if (!w) {
                         printf("  default     no line for this user sets it\n");
                         continue;
                 }
-                printf("  wins        %s:%u: %s\n", rule_file(&rs, w), w->line, w->text);
+                print_line(stdout, "  wins        %s:%u: %s", rule_file(&rs, w), w->line, w->text);
                 printf("              (%s: the most specific domain that matches; the last such line read)\n",
                        spec_name(w));
                 for (size_t i = 0; i < rs.n; i++) {
@@ -128,11 +129,11 @@ int verb_check(int argc, char **argv) {
                 const char *level = x->level == DIAG_ERROR ? "error" : "warning";
 
                 if (x->file && x->line)
-                        fprintf(stderr, "%s:%u: %s: %s\n", x->file, x->line, level, x->msg);
+                        print_line(stderr, "%s:%u: %s: %s", x->file, x->line, level, x->msg);
                 else if (x->file)
-                        fprintf(stderr, "%s: %s: %s\n", x->file, level, x->msg);
+                        print_line(stderr, "%s: %s: %s", x->file, level, x->msg);
                 else
-                        fprintf(stderr, "%s: %s\n", level, x->msg);
+                        print_line(stderr, "%s: %s", level, x->msg);
         }
         errors = diag_count(&d, DIAG_ERROR);
         return errors > 0 ? 1 : 0;

@@ -142,8 +142,8 @@ static int apply_running(SliceBackend *b, const RuleSet *rs, const ApplyFilter *
                  * the next login reads the config anew (ENODEV: removed after it was opened) */
                 if (r == -ENOENT || r == -ENODEV) {
                         if (f->verbose)
-                                printf("%s (uid %u): slice ended meanwhile; nothing to apply\n", u.name,
-                                       (unsigned) info->uid);
+                                print_line(stdout, "%s (uid %u): slice ended meanwhile; nothing to apply", u.name,
+                                           (unsigned) info->uid);
                         continue;
                 }
                 if (r < 0) {
@@ -152,7 +152,7 @@ static int apply_running(SliceBackend *b, const RuleSet *rs, const ApplyFilter *
                         continue;
                 }
                 if (f->verbose)
-                        printf("%s (uid %u): %s\n", u.name, (unsigned) info->uid, what);
+                        print_line(stdout, "%s (uid %u): %s", u.name, (unsigned) info->uid, what);
                 log_change("applied to %s (uid %u): %s", u.name, (unsigned) info->uid, what);
         }
         return failed;

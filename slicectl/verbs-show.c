@@ -230,9 +230,9 @@ static void print_sessions(const SliceInfo *info) {
         for (size_t i = 0; i < info->n_scopes; i++) {
                 const ScopeInfo *sc = &info->scopes[i];
 
-                printf("  %s\n", sc->name);
+                print_line(stdout, "  %s", sc->name);
                 for (size_t j = 0; j < sc->n_pids; j++)
-                        printf("    %7d  %s\n", (int) sc->pids[j], sc->comms[j] ? sc->comms[j] : "?");
+                        print_line(stdout, "    %7d  %s", (int) sc->pids[j], sc->comms[j] ? sc->comms[j] : "?");
         }
 }
 
@@ -260,15 +260,16 @@ int verb_status(int argc, char **argv) {
         have_slice = r >= 0;
 
         cgfs_slice_name(u.uid, slice);
-        printf("%s (uid %u): %s%s\n\n", u.name, (unsigned) u.uid, slice, have_slice ? "" : " (no running slice)");
+        print_line(stdout, "%s (uid %u): %s%s", u.name, (unsigned) u.uid, slice, have_slice ? "" : " (no running slice)");
+        putchar('\n');
         status_lines(b.v2, &res, have_slice ? &info : NULL, lines);
         printf("%-20s %-10s %-10s %s\n", "SETTING", "CONFIG", "LIVE", "SOURCE");
         for (Setting s = 0; s < _SETTING_MAX; s++) {
                 char name[32];
 
                 snprintf(name, sizeof name, "%s=", setting_to_string(s));
-                printf("%-20s %-10s %-10s %s%s\n", name, lines[s].config, lines[s].live,
-                       source_of(&rs, &res, s, src, sizeof src), lines[s].drift ? "  <- DRIFT" : "");
+                print_line(stdout, "%-20s %-10s %-10s %s%s", name, lines[s].config, lines[s].live,
+                           source_of(&rs, &res, s, src, sizeof src), lines[s].drift ? "  <- DRIFT" : "");
                 drift = drift || lines[s].drift;
         }
         if (drift) {
@@ -277,7 +278,8 @@ int verb_status(int argc, char **argv) {
                         if (lines[s].drift)
                                 printf(" %s= is %s in the cgroup, the config says %s;", setting_to_string(s),
                                        lines[s].live, lines[s].config);
-                printf("\n'slicectl apply %s' writes the config's values.\n", u.name);
+                printf("\n");
+                print_line(stdout, "'slicectl apply %s' writes the config's values.", u.name);
         }
         if (!have_slice)
                 return 3; /* as systemctl status for a unit that is not running */

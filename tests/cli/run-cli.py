@@ -72,7 +72,7 @@ class Tree:
     def write(self, rel, text, mode=0o644):
         p = self.path(rel)
         os.makedirs(os.path.dirname(p), exist_ok=True)
-        with open(p, "w") as f:
+        with open(p, "w", errors="surrogateescape") as f:
             f.write(text)
         os.chmod(p, mode)
 
@@ -126,12 +126,13 @@ class Tree:
                 "--confdir=" + self.confdir, "--rundir=" + self.rundir]
 
 
-def run(tree, *args, rc=0, stdin=None, user=None, raw_args=False, timeout=60):
+def run(tree, *args, rc=0, stdin=None, user=None, raw_args=False, timeout=60, env=None, text=True):
     cmd = [SLICECTL] + ([] if raw_args or tree is None else tree.args()) + list(args)
     cmd = WRAPPER + cmd
     if user is not None:
         cmd = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user, "--clear-groups"] + cmd
-    p = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), input=stdin, timeout=timeout)
+    p = subprocess.run(cmd, capture_output=True, text=text, env=dict(child_env(), **(env or {})), input=stdin,
+                       timeout=timeout)
     check(p.returncode == rc, "%s: exit %d, wanted %d\nstdout: %s\nstderr: %s"
           % (" ".join(args), p.returncode, rc, p.stdout, p.stderr))
     return p
@@ -581,6 +582,81 @@ def case_gc():
         check(os.path.exists(t.path("cpu/user.slice/user-1002.slice/session-2.scope")), "busy scope kept")
         one_line_error(run(t, "gc", "x", rc=1), "takes no arguments")
     finally:
+        t.cleanup()
+
+
+# A name from NSS, a process name, a cgroup name, a config file name and config text, each with a
+# terminal control sequence, a newline, quotes, a backslash and bytes that are not UTF-8.
+EVIL = "\x1b[2J\"\\\udcff"                  # str with surrogateescape: ESC [ 2 J " \ 0xff
+EVIL_ESC = "\\x1b[2J\"\\\\\\xff"             # what escape_dup makes of it: printable ASCII only
+
+
+def clean_bytes(data, what):
+    """No control byte but the newline, nothing outside ASCII: nothing a terminal would act on."""
+    bad = sorted({b for b in data if (b < 0x20 and b != 0x0a) or b >= 0x7f})
+    check(not bad, "%s: raw bytes %r in %r" % (what, [hex(b) for b in bad], data[:400]))
+    return data.decode("ascii", "replace")
+
+
+def evil_tree():
+    t = Tree("legacy")
+    passwd = t.path("passwd")
+    with open(os.path.join(HERE, "..", "data", "passwd"), "rb") as f:
+        base = f.read()
+    with open(passwd, "wb") as f:
+        f.write(base + b"u" + os.fsencode(EVIL) + b":x:4000:4000:Evil:/home/evil:/bin/sh\n")
+    t.config("4000 CPUWeight=300\n")
+    # a drop-in whose name holds the sequence and a newline: it shows up as a source
+    t.config("4000 CPUQuota=20%\n", "10-" + EVIL + "\n.conf")
+    # the process: its own comm, set the only way a process can (from inside)
+    proc = subprocess.Popen([sys.executable, "-c",
+                             "import sys, time\n"
+                             "open('/proc/self/comm', 'wb').write(b'\\x1b[2J\"\\\\\\xff')\n"
+                             "print('ready', flush=True)\n"
+                             "time.sleep(120)\n"], stdout=subprocess.PIPE)
+    proc.stdout.readline()
+    t.add_slice(4000, weight=3072, quota=20000, scopes=(EVIL + "\n",))
+    t.write(t.slice_dir(4000) + "/session-" + EVIL + "\n.scope/cgroup.procs", "%d\n" % proc.pid)
+    return t, {"NSS_WRAPPER_PASSWD": passwd}, proc
+
+
+def case_escape():
+    t, env, proc = evil_tree()
+    try:
+        user_esc = "u" + EVIL_ESC
+        p = run(t, "list", "-i", "0", env=env, text=False)
+        out = clean_bytes(p.stdout, "list")
+        # tables: libsmartcols' own \xNN encoding (it leaves a lone backslash as it is)
+        check("u\\x1b[2J\"\\\\xff " in out, "list shows the encoded name: %r" % out)
+        p = run(t, "list", "-r", "-i", "0", env=env, text=False)
+        clean_bytes(p.stdout, "list --raw")
+        p = run(t, "list", "--json", "-i", "0", env=env, text=False)
+        got = slices_json(type(p)(p.args, p.returncode, clean_bytes(p.stdout, "list --json"), p.stderr))
+        check(user_esc in got, "JSON holds the escaped name: %r" % list(got))
+
+        p = run(t, "status", "4000", "-i", "0", env=env, text=False)
+        out = clean_bytes(p.stdout, "status") + clean_bytes(p.stderr, "status stderr")
+        check("session-" + EVIL_ESC + "\\x0a.scope" in out, "scope name escaped: %r" % out)
+        check("  " + EVIL_ESC.replace("\\x1b", "\\x1b", 1) in out, "comm escaped: %r" % out)
+        check("10-" + EVIL_ESC + "\\x0a.conf:1" in out, "drop-in name escaped: %r" % out)
+        check(out.startswith(user_esc + " (uid 4000)"), "status header: %r" % out)
+
+        p = run(t, "explain", "4000", env=env, text=False)
+        out = clean_bytes(p.stdout, "explain")
+        check(out.startswith(user_esc + " (uid 4000)") and "10-" + EVIL_ESC + "\\x0a.conf:1" in out,
+              "explain: %r" % out)
+
+        # config text reaches stderr through check's diagnostics and slicectl's errors
+        t.config("4000 CPUWeight=" + EVIL + "\n", "20-bad.conf")
+        p = run(t, "check", rc=1, env=env, text=False)
+        err = clean_bytes(p.stderr, "check")
+        check("bad CPUWeight= value '" + EVIL_ESC + "'" in err, "check escapes the value: %r" % err)
+        p = run(t, "status", "u" + EVIL, rc=1, text=False)  # without the evil passwd: unknown
+        err = clean_bytes(p.stderr, "unknown user")
+        check(err == "slicectl: unknown user '" + user_esc + "'\n", "error line: %r" % err)
+    finally:
+        proc.kill()
+        proc.wait()
         t.cleanup()
 
 

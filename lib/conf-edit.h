@@ -41,7 +41,9 @@ typedef struct ConfEdit {
         const ConfEditOps *ops;         /* NULL: the real system calls */
 } ConfEdit;
 
-/* Creates the directory if missing (0755), takes the lock (blocking) and reads the file. */
+/* Creates the directory if missing (0755), takes the lock (blocking) and reads the file. A
+ * directory or file the module would refuse to read (conf_check_stat) is refused here too (-EPERM,
+ * before anything is created); a symlinked directory is not followed. */
 int conf_edit_open(const char *dir, const ConfEditOps *ops, ConfEdit *ret, CsError *e);
 /* Validates "DOMAIN SETTING=VALUE..." as a config line first: nothing changes on failure and
  * *ret_reason says why. Merges the settings into the domain's line (appended if it has none). */

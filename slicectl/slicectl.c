@@ -10,6 +10,7 @@
 
 #include "cgroup-layout.h"
 #include "cpu-value.h"
+#include "login-policy.h"
 #include "parse-util.h"
 #include "slicectl.h"
 #include "table.h"
@@ -37,18 +38,33 @@ ConfPaths conf_paths(void) {
         return p;
 }
 
-int load_config(RuleSet *rs) {
-        DiagList d = {};
+static int load_config_full(RuleSet *rs, bool warnings) {
+        _cleanup_(diag_list_free) DiagList d = {};
         char buf[1024];
         int r;
 
-        r = conf_load(rs, &arg_conf, CONF_PERMS_ENFORCE, &d);
-        for (size_t i = 0; i < d.n; i++)
-                log_warning("%s", diag_format(&d.items[i], buf, sizeof buf));
-        diag_list_free(&d);
+        r = login_config_load(rs, &arg_conf, &d);
         if (r == -ENOMEM)
                 return log_error(r, "out of memory");
-        return 0; /* refused files are skipped, as the module skips them */
+        for (size_t i = 0; i < d.n; i++)
+                if (r < 0 && d.items[i].level == DIAG_ERROR && d.items[i].line == 0)
+                        log_error(r, "%s", diag_format(&d.items[i], buf, sizeof buf));
+                else if (warnings)
+                        log_warning("%s", diag_format(&d.items[i], buf, sizeof buf));
+        if (r < 0)
+                return log_error(r, "while a config file is refused, pam_cpuslice gives no login a slice; "
+                                    "fix it first (see 'slicectl check'), nothing was done");
+        return 0;
+}
+
+int load_config(RuleSet *rs) {
+        return load_config_full(rs, true);
+}
+
+int check_config_accepted(void) {
+        _cleanup_(ruleset_free) RuleSet rs = {};
+
+        return load_config_full(&rs, false);
 }
 
 int resolve_user_arg(const char *arg, bool allow_unknown_uid, UserIdent *ret) {

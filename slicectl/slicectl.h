@@ -33,8 +33,12 @@ extern int arg_backend;
 
 /* The effective config paths (defaults filled in). */
 ConfPaths conf_paths(void);
-/* conf_load with the module's checks; diagnostics become warnings on stderr. */
+/* The config as a login reads it (login_config_load); bad lines become warnings on stderr. A
+ * refused file is an error: the module then leaves every login alone, so no verb may act on
+ * (or show) the rest as if it applied. */
 int load_config(RuleSet *rs);
+/* The same refusal check alone, for verbs that load the config later (set, unset). */
+int check_config_accepted(void);
 /* A user named on the command line: name or uid. A uid NSS does not know is fine when
  * allow_unknown_uid (a slice can outlive its account). */
 int resolve_user_arg(const char *arg, bool allow_unknown_uid, UserIdent *ret);

@@ -8,12 +8,13 @@
 #include <string.h>
 
 #include "cpu-value.h"
+#include "login-policy.h"
 #include "slicectl.h"
 
 static const char *setting_value(const Resolved *res, Setting s, char buf[static CPU_FORMAT_MAX]) {
         switch (s) {
         case SETTING_SLICE:
-                return res->slice ? "yes" : "no";
+                return login_gets_slice(res) ? "yes" : "no";
         case SETTING_WEIGHT:
                 return cpu_weight_format(res->limits.weight, buf);
         case SETTING_QUOTA:
@@ -58,6 +59,10 @@ int verb_explain(int argc, char **argv) {
 
                 putchar('\n');
                 print_line(stdout, "%s=%s", setting_to_string(s), setting_value(&res, s, buf));
+                if (!w && s == SETTING_SLICE && !res.matched) {
+                        printf("  no line     no config line matches this user\n");
+                        continue;
+                }
                 if (!w) {
                         printf("  default     no line for this user sets it\n");
                         continue;
@@ -86,8 +91,9 @@ int verb_explain(int argc, char **argv) {
                                        cpu_period_format(k.period_usec, buf));
                 }
         }
-        if (!res.slice)
-                printf("\nCPUSlice=no: this user gets no slice; the other settings are not applied.\n");
+        if (!login_gets_slice(&res))
+                printf("\n%s: a login of this user gets no slice; the other settings are not applied.\n",
+                       login_skip_reason(&res));
         return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "conf-edit.h"
 #include "cpu-value.h"
+#include "login-policy.h"
 #include "rows.h"
 #include "slicectl.h"
 
@@ -127,9 +128,11 @@ static int apply_running(SliceBackend *b, const RuleSet *rs, const ApplyFilter *
                         failed++;
                         continue;
                 }
-                if (!res.slice) {
+                if (!login_gets_slice(&res)) {
+                        /* a login of this user gets no slice from us: the running one is someone else's */
                         if (f->verbose)
-                                log_warning("%s: CPUSlice=no, but a slice is running; left as it is", u.name);
+                                log_warning("%s: %s, so pam_cpuslice gives logins no slice; the running slice is "
+                                            "left as it is", u.name, login_skip_reason(&res));
                         continue;
                 }
                 cpu_limits_to_kernel(&res.limits, &k);
@@ -246,6 +249,10 @@ static int open_drop_in(const char *verb, const char *dir, ConfEdit *ed) {
         CsError e = {};
         int r = require_root(verb, "writes the drop-in 50-slicectl.conf");
 
+        if (r < 0)
+                return r;
+        /* the module would not read the edit either: nothing is written while it refuses the config */
+        r = check_config_accepted();
         if (r < 0)
                 return r;
         r = conf_edit_open(dir, NULL, ed, &e);

@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "cpu-value.h"
+#include "login-policy.h"
 #include "format.h"
 #include "rows.h"
 #include "slicectl.h"
@@ -161,42 +162,68 @@ int verb_top(int argc, char **argv) {
 
 /* status */
 
-static const char *source_of(const RuleSet *rs, const Resolved *res, Setting s, char *buf, size_t n) {
-        const Rule *r = res->source[s];
-
-        if (!r)
-                return "default";
-        snprintf(buf, n, "%s:%u", rule_file(rs, r), r->line);
-        return buf;
-}
-
 typedef struct StatusLine {
-        char config[CPU_FORMAT_MAX];
+        char config[CPU_FORMAT_MAX];    /* what the config says ("-": a login does not apply it) */
         char live[CPU_FORMAT_MAX];
+        const Rule *source;             /* NULL: default */
+        const char *note;               /* NULL, or why the kernel gets another value */
+        char note_buf[96];
         bool drift;
 } StatusLine;
 
+/* One line per setting, answering what a login would do (login_gets_slice): for a user the
+ * module leaves alone the config's values mean nothing, and a running slice is not drift. */
 static void status_lines(bool v2, const Resolved *res, const SliceInfo *info, StatusLine lines[static _SETTING_MAX]) {
+        bool gets = login_gets_slice(res);
         CpuKernelValues k;
         unsigned drift;
 
         cpu_limits_to_kernel(&res->limits, &k);
         for (Setting s = 0; s < _SETTING_MAX; s++)
-                lines[s] = (StatusLine) { .live = "-" };
-        strcpy(lines[SETTING_SLICE].config, res->slice ? "yes" : "no");
-        cpu_weight_format(res->limits.weight, lines[SETTING_WEIGHT].config);
-        cpu_quota_format(res->limits.quota_per_sec, lines[SETTING_QUOTA].config);
-        cpu_period_format(k.period_usec, lines[SETTING_PERIOD].config); /* what the kernel is given */
+                lines[s] = (StatusLine) { .live = "-", .config = "-", .source = gets ? res->source[s] : NULL };
+        lines[SETTING_SLICE].source = res->source[SETTING_SLICE];
+        strcpy(lines[SETTING_SLICE].config, gets ? "yes" : "no");
+        if (!res->matched)
+                lines[SETTING_SLICE].note = login_skip_reason(res);
+        if (gets) {
+                cpu_weight_format(res->limits.weight, lines[SETTING_WEIGHT].config);
+                cpu_quota_format(res->limits.quota_per_sec, lines[SETTING_QUOTA].config);
+                cpu_period_format(res->limits.period_usec, lines[SETTING_PERIOD].config); /* as explain says */
+                if (k.period_usec != res->limits.period_usec) {
+                        char p[CPU_FORMAT_MAX];
+
+                        snprintf(lines[SETTING_PERIOD].note_buf, sizeof lines[SETTING_PERIOD].note_buf,
+                                 "the kernel gets %s: %s", cpu_period_format(k.period_usec, p),
+                                 res->limits.quota_per_sec == CPU_QUOTA_INFINITY
+                                         ? "without a quota the period is the default"
+                                         : "a period must hold at least 1ms of quota and be 1ms..1s");
+                        lines[SETTING_PERIOD].note = lines[SETTING_PERIOD].note_buf;
+                }
+        }
         if (!info)
                 return;
-        drift = slice_drift(v2, info, &k);
+        drift = gets ? slice_drift(v2, info, &k) : 0;
         for (Setting s = 0; s < _SETTING_MAX; s++) {
                 char buf[CPU_FORMAT_MAX];
 
                 snprintf(lines[s].live, CPU_FORMAT_MAX, "%s", live_value(v2, info, res, s, buf));
                 lines[s].drift = drift & (1u << s);
         }
-        lines[SETTING_SLICE].drift = !res->slice;
+}
+
+/* "file:line", "default" or "-" (not applied), and the note in parentheses */
+static const char *source_of(const RuleSet *rs, const StatusLine *l, char *buf, size_t n) {
+        char where[1024];
+
+        if (l->source)
+                snprintf(where, sizeof where, "%s:%u", rule_file(rs, l->source), l->source->line);
+        else
+                snprintf(where, sizeof where, "%s", l->note ? "" : strcmp(l->config, "-") == 0 ? "-" : "default");
+        /* a path longer than the line is cut: the message is for people */
+        if (snprintf(buf, n, "%s%s%s%s%s", where, where[0] && l->note ? " " : "", l->note ? "(" : "",
+                     strempty(l->note), l->note ? ")" : "") < 0)
+                buf[0] = '\0';
+        return buf;
 }
 
 static void print_cpu_stat(const SliceInfo *info) {
@@ -242,7 +269,7 @@ int verb_status(int argc, char **argv) {
         _cleanup_(user_done) UserIdent u = {};
         SliceInfo info = {};
         StatusLine lines[_SETTING_MAX];
-        char slice[CGFS_NAME_MAX], src[1024];
+        char slice[CGFS_NAME_MAX], src[1200];
         Resolved res;
         CsError e = {};
         bool have_slice, drift = false;
@@ -269,8 +296,13 @@ int verb_status(int argc, char **argv) {
 
                 snprintf(name, sizeof name, "%s=", setting_to_string(s));
                 print_line(stdout, "%-20s %-10s %-10s %s%s", name, lines[s].config, lines[s].live,
-                           source_of(&rs, &res, s, src, sizeof src), lines[s].drift ? "  <- DRIFT" : "");
+                           source_of(&rs, &lines[s], src, sizeof src), lines[s].drift ? "  <- DRIFT" : "");
                 drift = drift || lines[s].drift;
+        }
+        if (!login_gets_slice(&res)) {
+                printf("\n");
+                print_line(stdout, "pam_cpuslice leaves logins of %s alone (%s)%s", u.name, login_skip_reason(&res),
+                           have_slice ? "; the running slice is not its own, and apply leaves it as it is" : "");
         }
         if (drift) {
                 printf("\nWarning: the live values differ from the config (drift):");

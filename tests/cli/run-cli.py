@@ -585,6 +585,148 @@ def case_gc():
         t.cleanup()
 
 
+def snapshot(root):
+    """Every file under root, byte for byte, with its mode and owner."""
+    snap = {}
+    for d, dirs, files in os.walk(root):
+        for n in dirs + files:
+            p = os.path.join(d, n)
+            st = os.lstat(p)
+            data = None
+            if os.path.isfile(p) and not os.path.islink(p):
+                with open(p, "rb") as f:
+                    data = f.read()
+            snap[p] = (st.st_mode, st.st_uid, data)
+    return snap
+
+
+def refused(p, what):
+    lines = p.stderr.splitlines()
+    check(len(lines) >= 2 and all(l.startswith("slicectl: ") for l in lines), "%s: error lines %r" % (what, p.stderr))
+    check(any(what in l and "refused" in l for l in lines), "%s: names the refused file: %r" % (what, p.stderr))
+    check("pam_cpuslice gives no login a slice" in lines[-1], "%s: says what it means: %r" % (what, p.stderr))
+    check(p.stdout == "", "%s: nothing on stdout: %r" % (what, p.stdout))
+
+
+def case_refused():
+    """#18 item 1: a config the module refuses stops every verb that acts on or shows it"""
+    t = standard_tree("hybrid")
+    try:
+        t.config("* CPUWeight=100\nalice CPUWeight=200 CPUQuota=50%\n", "20-x.conf")
+        for how in ("mode", "owner", "dir", "not-a-file"):
+            if how == "mode":
+                os.chmod(t.conf, 0o666)
+                what = "cpuslice.conf: file is writable by others"
+            elif how == "owner":
+                os.chown(t.conf, 1001, 1001)
+                what = "cpuslice.conf: file is owned by uid 1001"
+            elif how == "dir":
+                os.chmod(t.confdir, 0o775)
+                what = "cpuslice.d: directory is writable by its group"
+            else:
+                os.mkdir(os.path.join(t.confdir, "30-dir.conf"))
+                what = "30-dir.conf: not a regular file"
+            before = snapshot(t.root)
+            refused(run(t, "apply", rc=1), what)
+            refused(run(t, "apply", "alice", rc=1), what)
+            refused(run(t, "set", "alice", "CPUWeight=300", rc=1), what)
+            refused(run(t, "unset", "alice", rc=1), what)
+            refused(run(t, "status", "alice", rc=1), what)
+            refused(run(t, "explain", "alice", rc=1), what)
+            check(snapshot(t.root) == before, "%s: the tree changed" % how)
+            check(run(t, "check", rc=1).stderr.count("refused") >= 1, "%s: check reports it" % how)
+            # put it back
+            os.chmod(t.conf, 0o644)
+            os.chown(t.conf, 0, 0)
+            os.chmod(t.confdir, 0o755)
+            if how == "not-a-file":
+                os.rmdir(os.path.join(t.confdir, "30-dir.conf"))
+        p = run(t, "apply")
+        check("alice (uid 1001): CPUWeight= 400 -> 200" in p.stdout, "accepted again: %r" % p.stdout)
+    finally:
+        t.cleanup()
+
+
+def case_set_refuses_unsafe_dropin():
+    """#13 item 8: set/unset leave a 50-slicectl.conf (or directory) alone that the module would refuse"""
+    t = standard_tree("legacy")
+    try:
+        dropin = os.path.join(t.confdir, "50-slicectl.conf")
+        run(t, "--runtime", "set", "alice", "CPUWeight=300")
+        rundrop = os.path.join(t.rundir, "50-slicectl.conf")
+        for path, mode, uid, opts in ((rundrop, 0o666, 0, ["--runtime"]), (rundrop, 0o644, 1001, ["--runtime"]),
+                                      (t.rundir, 0o777, 0, ["--runtime"]), (t.confdir, 0o755, 1001, [])):
+            os.chmod(path, mode)
+            os.chown(path, uid, 0)
+            before = snapshot(t.root)
+            for args in (["set", "alice", "CPUWeight=500"], ["unset", "alice"]):
+                p = run(t, *(opts + args), rc=1)
+                check("refused" in p.stderr and p.stdout == "", "%s %o uid %d: %r" % (path, mode, uid, p.stderr))
+            check(snapshot(t.root) == before, "%s %o uid %d: changed" % (path, mode, uid))
+            os.chmod(path, 0o755 if os.path.isdir(path) else 0o644)
+            os.chown(path, 0, 0)
+        check(not os.path.exists(dropin), "no drop-in written")
+        check(t.read(t.slice_dir(1001) + "/cpu.shares") == "3072\n", "live value from the runtime drop-in only")
+    finally:
+        t.cleanup()
+
+
+def case_login_decision():
+    """#18 item 2: explain, status and apply say what a login does: no line, CPUSlice=no, root"""
+    t = standard_tree("legacy")
+    try:
+        t.config("alice CPUWeight=400 CPUQuota=50%\n@students CPUSlice=no\n* CPUQuotaPeriodSec=50ms\n")
+        t.add_slice(0, weight=1024)
+        t.write(t.slice_dir(1500) + "/cpu.shares", "4096\n")  # dave: matched only by *
+        t.config("1500 CPUSlice=no\n", "10-dave.conf")
+        # root: only lines naming it; the * line does not
+        p = run(t, "explain", "root")
+        check("\nCPUSlice=no\n  no line     no config line matches this user\n" in p.stdout, "root: %s" % p.stdout)
+        check("no config line matches: a login of this user gets no slice" in p.stdout, "root: %s" % p.stdout)
+        p = run(t, "status", "root")
+        check("CPUSlice=            no         yes        (no config line matches)" in p.stdout, p.stdout)
+        check("CPUWeight=           -          100        -\n" in p.stdout and "DRIFT" not in p.stdout, p.stdout)
+        check("pam_cpuslice leaves logins of root alone (no config line matches)" in p.stdout, p.stdout)
+        # CPUSlice=no
+        p = run(t, "explain", "bob")
+        check("\nCPUSlice=no\n  wins" in p.stdout and "CPUSlice=no: a login of this user gets no slice" in p.stdout,
+              p.stdout)
+        # apply leaves all of them alone, with a word why
+        before = snapshot(t.root)
+        p = run(t, "apply")
+        check(p.stdout == "alice (uid 1001): CPUQuotaPeriodSec= 100ms -> 50ms\n", "apply: %r" % p.stdout)
+        for who in ("root: no config line matches", "bob: CPUSlice=no", "dave: CPUSlice=no"):
+            check("slicectl: warning: %s, so pam_cpuslice gives logins no slice" % who in p.stderr, p.stderr)
+        after = snapshot(t.root)
+        changed = sorted(os.path.relpath(k, t.root) for k in after if after[k] != before.get(k))
+        check(changed == ["cpu/user.slice/user-1001.slice/cpu.cfs_period_us",
+                          "cpu/user.slice/user-1001.slice/cpu.cfs_quota_us"], "changed: %r" % changed)
+        # a config without * : nobody else matches
+        t.config("alice CPUWeight=400\n")
+        p = run(t, "explain", "carol")
+        check("\nCPUSlice=no\n  no line" in p.stdout, p.stdout)
+    finally:
+        t.cleanup()
+
+
+def case_status_period():
+    """#18 item 3: the configured period and its line, and what the kernel keeps without a quota"""
+    t = standard_tree("legacy")
+    try:
+        t.config("* CPUWeight=100\nalice CPUQuotaPeriodSec=50ms\n")
+        t.write(t.slice_dir(1001) + "/cpu.cfs_quota_us", "-1\n")
+        t.write(t.slice_dir(1001) + "/cpu.shares", "1024\n")
+        p = run(t, "status", "alice")
+        out = p.stdout.replace(t.root, "ROOT")
+        check("CPUQuotaPeriodSec=   50ms       100ms      ROOT/cpuslice.conf:2 (the kernel gets 100ms: without a quota "
+              "the period is the default)\n" in out, out)
+        check("DRIFT" not in out, out)
+        p = run(t, "explain", "alice")
+        check("CPUQuotaPeriodSec=50ms\n" in p.stdout, p.stdout)
+    finally:
+        t.cleanup()
+
+
 # A name from NSS, a process name, a cgroup name, a config file name and config text, each with a
 # terminal control sequence, a newline, quotes, a backslash and bytes that are not UTF-8.
 EVIL = "\x1b[2J\"\\\udcff"                  # str with surrogateescape: ESC [ 2 J " \ 0xff

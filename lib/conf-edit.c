@@ -168,12 +168,25 @@ int conf_edit_open(const char *dir, const ConfEditOps *ops, ConfEdit *ret, CsErr
         r = check_like_module(ed.dir_fd, dir, e);
         if (r < 0)
                 return r;
-        ed.lock_fd = openat(ed.dir_fd, CONF_EDIT_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
-        if (ed.lock_fd < 0)
-                return cs_error(e, -errno, "cannot open lock file %s/%s: %m", dir, CONF_EDIT_LOCK);
-        while (flock(ed.lock_fd, LOCK_EX) < 0)
-                if (errno != EINTR)
-                        return cs_error(e, -errno, "cannot lock %s/%s: %m", dir, CONF_EDIT_LOCK);
+        /* the last unset removes the lock file while holding it: a waiter that got the lock on a
+         * removed file starts over with the current one */
+        for (;;) {
+                struct stat a, b;
+
+                ed.lock_fd = openat(ed.dir_fd, CONF_EDIT_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY,
+                                    0600);
+                if (ed.lock_fd < 0)
+                        return cs_error(e, -errno, "cannot open lock file %s/%s: %m", dir, CONF_EDIT_LOCK);
+                while (flock(ed.lock_fd, LOCK_EX) < 0)
+                        if (errno != EINTR)
+                                return cs_error(e, -errno, "cannot lock %s/%s: %m", dir, CONF_EDIT_LOCK);
+                if (fstat(ed.lock_fd, &a) < 0)
+                        return cs_error(e, -errno, "cannot stat %s/%s: %m", dir, CONF_EDIT_LOCK);
+                if (fstatat(ed.dir_fd, CONF_EDIT_LOCK, &b, AT_SYMLINK_NOFOLLOW) == 0 && a.st_dev == b.st_dev &&
+                    a.st_ino == b.st_ino)
+                        break;
+                closep(&ed.lock_fd);
+        }
         r = read_existing(&ed, e);
         if (r < 0)
                 return r;
@@ -359,6 +372,28 @@ static int write_all(const ConfEditOps *ops, int fd, const char *buf, size_t n) 
         return 0;
 }
 
+/* Nothing but the header (or nothing) is left: the file and its lock file go. */
+static bool edit_empty(const ConfEdit *ed) {
+        for (size_t i = 0; i < ed->n; i++) {
+                const ConfEditLine *l = &ed->lines[i];
+
+                if (l->verbatim ? strcmp(l->verbatim, CONF_EDIT_HEADER) != 0 : !line_empty(l))
+                        return false;
+        }
+        return true;
+}
+
+static int remove_files(ConfEdit *ed, CsError *e) {
+        if (unlinkat(ed->dir_fd, CONF_EDIT_FILE, 0) < 0 && errno != ENOENT)
+                return cs_error(e, -errno, "cannot remove %s: %m", ed->path);
+        if (unlinkat(ed->dir_fd, CONF_EDIT_LOCK, 0) < 0 && errno != ENOENT)
+                return cs_error(e, -errno, "cannot remove the lock file next to %s: %m", ed->path);
+        if (fsync(ed->dir_fd) < 0)
+                return cs_error(e, -errno, "fsync of the directory of %s: %m", ed->path);
+        ed->exists = false;
+        return 0;
+}
+
 int conf_edit_commit(ConfEdit *ed, CsError *e) {
         const ConfEditOps *ops = ops_of(ed);
         _cleanup_free_ char *text = NULL;
@@ -366,6 +401,8 @@ int conf_edit_commit(ConfEdit *ed, CsError *e) {
         char tmp[64];
         int r;
 
+        if (edit_empty(ed))
+                return remove_files(ed, e);
         r = conf_edit_render(ed, &text);
         if (r < 0)
                 return r;

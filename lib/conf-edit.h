@@ -54,7 +54,8 @@ int conf_edit_unset(ConfEdit *ed, const char *domain, unsigned mask, char **ret_
 /* The file as it would be written. */
 int conf_edit_render(const ConfEdit *ed, char **ret);
 /* Writes atomically, mode 0644 (owner root when run as root). On failure the old file is intact
- * and no temp file is left behind. */
+ * and no temp file is left behind. A file left with nothing but its header is removed instead,
+ * and its lock file with it (a waiter on the old lock file retries with the new one). */
 int conf_edit_commit(ConfEdit *ed, CsError *e);
 /* Releases the lock. */
 void conf_edit_done(ConfEdit *ed);

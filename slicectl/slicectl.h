@@ -46,6 +46,8 @@ int resolve_user_arg(const char *arg, bool allow_unknown_uid, UserIdent *ret);
 int resolve_one_user(const char *verb, int argc, char **argv, UserIdent *u, RuleSet *rs, Resolved *res);
 /* A uid from a slice: NSS's answer, or an ident named by the number with no groups. */
 int ident_for_uid(uid_t uid, UserIdent *ret);
+/* "user" or "group" when the domain names one NSS does not know (check warns, set too); else NULL. */
+const char *domain_unknown_kind(const Domain *d);
 /* Writing verbs: root, or a plain error saying so. */
 int require_root(const char *verb, const char *what);
 

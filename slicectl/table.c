@@ -52,8 +52,8 @@ static const struct colinfo infos[_COL_MAX] = {
         [COL_CPU] = { "CPU%", "cpu_percent", 7, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
                       "CPU use over the sample interval, % of one CPU" },
         [COL_TIME] = { "TIME", "cpu_usec", 10, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true, "CPU time used so far" },
-        [COL_THROTTLED] = { "THROTTLED", "throttled_percent", 14, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
-                            "share of quota periods throttled, and the time throttled" },
+        [COL_THROTTLED] = { "THROTTLED", "throttled_percent", 7, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
+                            "share of quota periods throttled" },
         [COL_NR_PERIODS] = { "PERIODS", "nr_periods", 8, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
                              "quota periods elapsed (cpu.stat nr_periods)" },
         [COL_NR_THROTTLED] = { "NR-THROTTLED", "nr_throttled", 8, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
@@ -64,8 +64,8 @@ static const struct colinfo infos[_COL_MAX] = {
                            "cpu.pressure some avg10 (- without PSI)" },
 };
 
-static const int default_table[] = { COL_USER,     COL_UID,  COL_SESSIONS,  COL_WEIGHT,   COL_QUOTA,
-                                     COL_CPU,      COL_TIME, COL_THROTTLED, COL_PRESSURE };
+static const int default_table[] = { COL_USER, COL_UID,       COL_SESSIONS,       COL_WEIGHT,  COL_QUOTA,
+                                     COL_CPU,  COL_TIME,      COL_THROTTLED,      COL_THROTTLED_TIME, COL_PRESSURE };
 static const int default_json[] = { COL_USER,       COL_UID,          COL_SESSIONS,       COL_WEIGHT,
                                     COL_QUOTA,      COL_PERIOD,       COL_CPU,            COL_TIME,
                                     COL_NR_PERIODS, COL_NR_THROTTLED, COL_THROTTLED_TIME, COL_PRESSURE };
@@ -188,7 +188,6 @@ void rows_sort(Rows *rows) {
 /* Cell text: readable units in the table; plain numbers for --json and --raw (absent: null / "-"). */
 static const char *cell(const SliceRow *r, int col, bool machine, char buf[static FORMAT_MAX]) {
         const CpuStat *st = &r->info.stat;
-        char b2[FORMAT_MAX];
 
 #define NUM(v) ((v) == CGSTAT_NONE ? NULL : (snprintf(buf, FORMAT_MAX, "%" PRIu64, (uint64_t) (v)), buf))
 #define USEC(v) ((v) == CGSTAT_NONE ? NULL : machine ? NUM(v) : format_usec(v, buf))
@@ -225,10 +224,7 @@ static const char *cell(const SliceRow *r, int col, bool machine, char buf[stati
                         return NULL;
                 if (machine)
                         return snprintf(buf, FORMAT_MAX, "%.2f", share * 100.0), buf;
-                if (st->throttled_usec == CGSTAT_NONE)
-                        return format_percent(share * 100.0, buf);
-                snprintf(buf, FORMAT_MAX, "%.1f %% %s", share * 100.0, format_usec(st->throttled_usec, b2));
-                return buf;
+                return format_percent(share * 100.0, buf);
         }
         case COL_NR_PERIODS:
                 return NUM(st->nr_periods);

@@ -101,12 +101,19 @@ int verb_explain(int argc, char **argv) {
 static void check_names(const RuleSet *rs, DiagList *d) {
         for (size_t i = 0; i < rs->n; i++) {
                 const Rule *r = &rs->rules[i];
+                const char *unknown = domain_unknown_kind(&r->domain);
 
-                if (r->domain.type == DOMAIN_USER && !getpwnam(r->domain.name))
-                        diag_add(d, DIAG_WARNING, rule_file(rs, r), r->line, "unknown user '%s'", r->domain.name);
-                else if (r->domain.type == DOMAIN_GROUP && !getgrnam(r->domain.name))
-                        diag_add(d, DIAG_WARNING, rule_file(rs, r), r->line, "unknown group '%s'", r->domain.name);
+                if (unknown)
+                        diag_add(d, DIAG_WARNING, rule_file(rs, r), r->line, "unknown %s '%s'", unknown, r->domain.name);
         }
+}
+
+const char *domain_unknown_kind(const Domain *d) {
+        if (d->type == DOMAIN_USER && !getpwnam(d->name))
+                return "user";
+        if (d->type == DOMAIN_GROUP && !getgrnam(d->name))
+                return "group";
+        return NULL;
 }
 
 int verb_check(int argc, char **argv) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -123,6 +124,17 @@ static bool wait_for_key(uint64_t usec) {
         }
 }
 
+/* "2024-05-01 12:34:56 +0200" above a batch refresh; a heading, so not with -n, nor in JSON */
+static void print_timestamp(void) {
+        char buf[64];
+        struct tm tm;
+        time_t t = time(NULL);
+
+        if (arg_json || arg_noheadings || !localtime_r(&t, &tm) || strftime(buf, sizeof buf, "%F %T %z", &tm) == 0)
+                return;
+        printf("%s\n", buf);
+}
+
 int verb_top(int argc, char **argv) {
         _cleanup_(backend_closep) SliceBackend b = {};
         _cleanup_(sampler_done) Sampler s = {};
@@ -147,8 +159,11 @@ int verb_top(int argc, char **argv) {
                 if (interactive)
                         printf("\033[H\033[2J%zu user slice%s, refresh every %.1f s; q quits\n\n", rows.n,
                                rows.n == 1 ? "" : "s", (double) arg_delay_usec / 1e6);
-                else if (i > 1)
-                        putchar('\n');
+                else {
+                        if (i > 1)
+                                putchar('\n');
+                        print_timestamp(); /* as top -b: each refresh says when it was taken */
+                }
                 r = rows_print(&rows);
                 fflush(stdout);
                 if (r < 0 || (arg_iterations && i >= arg_iterations))

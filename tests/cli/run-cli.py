@@ -11,6 +11,7 @@ Each CASE builds its tree under mkdtemp, runs slicectl with --cgroup-root/--conf
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -309,7 +310,10 @@ def case_top():
     try:
         p = run(t, "top", "--batch", "--iterations=2", "--delay=50ms", "-i", "10ms", "-o", "USER,UID")
         table = "USER        UID\nalice      1001\nbob        1002\ndave       1500\n"
-        check(p.stdout == table + "\n" + table, "top batch: %r" % p.stdout)
+        # each refresh starts with the time it was taken, as top -b
+        stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4}\n"
+        check(re.fullmatch(stamp + re.escape(table) + "\n" + stamp + re.escape(table), p.stdout) is not None,
+              "top batch: %r" % p.stdout)
         p = run(t, "top", "-b", "-N", "1", "--json", "-i", "10ms")
         check(sorted(slices_json(p)) == ["alice", "bob", "dave"], "top json")
         # not a terminal: batch behaviour even without --batch; q on stdin is not read then
@@ -459,7 +463,11 @@ def case_set():
         dropin = os.path.join(t.confdir, "50-slicectl.conf")
         header = "# Written by slicectl(1): change it with 'slicectl set' and 'slicectl unset'.\n"
         p = run(t, "set", "alice", "CPUWeight=800", "CPUQuota=25%")
-        check(p.stdout == "" and p.stderr == "", "set is silent: %r %r" % (p.stdout, p.stderr))
+        # one line per change: the file, then each running slice, as systemctl reports what it did
+        check(p.stdout == "Set alice CPUWeight=800 CPUQuota=25%% in %s\n"
+                          "alice (uid 1001): CPUWeight= 400 -> 800, CPUQuota= 50%% -> 25%%\n" % dropin,
+              "set says what it did: %r" % p.stdout)
+        check(p.stderr == "", "set: %r" % p.stderr)
         check(t.read(os.path.relpath(dropin, t.root)) == header + "alice CPUWeight=800 CPUQuota=25%\n", "drop-in")
         st = os.stat(dropin)
         check(st.st_mode & 0o7777 == 0o644 and st.st_uid == 0, "mode %o uid %d" % (st.st_mode, st.st_uid))
@@ -479,13 +487,21 @@ def case_set():
         one_line_error(run(t, "set", "alice", "CPUWeight=0", rc=1), "bad CPUWeight= value '0'")
         one_line_error(run(t, "set", "alice", "CPUQuota=50", rc=1), "bad CPUQuota= value")
         one_line_error(run(t, "set", "alice", "Bogus=1", rc=1), "unknown setting 'Bogus='")
-        one_line_error(run(t, "set", "nosuchuser", "CPUWeight=5", rc=1), "unknown user 'nosuchuser'")
-        one_line_error(run(t, "set", "@nosuchgroup", "CPUWeight=5", rc=1), "unknown group 'nosuchgroup'")
         one_line_error(run(t, "set", "2000:1000", "CPUWeight=5", rc=1), "uid range is empty")
         one_line_error(run(t, "set", "alice", rc=1), "takes DOMAIN SETTING=VALUE")
         check(t.read(os.path.relpath(dropin, t.root)) == before, "nothing written on failure")
         check(sorted(os.listdir(t.confdir)) == [".50-slicectl.conf.lock", "50-slicectl.conf"],
               "no temp files: %r" % os.listdir(t.confdir))
+        # an unknown name: what check says of the same line, a warning; the line is written
+        for dom, kind in (("nosuchuser", "user"), ("@nosuchgroup", "group")):
+            p = run(t, "set", dom, "CPUWeight=5")
+            check(p.stderr == "slicectl: warning: unknown %s '%s': the line matches no one until it exists\n"
+                  % (kind, dom.lstrip("@")), "unknown %s: %r" % (kind, p.stderr))
+            check(p.stdout.startswith("Set %s CPUWeight=5 in" % dom), p.stdout)
+            check("%s CPUWeight=5\n" % dom in t.read(os.path.relpath(dropin, t.root)), "written")
+            run(t, "unset", dom)
+            check(("slicectl: warning: %s:" % dropin) not in run(t, "check").stderr, "check agrees")
+        check(t.read(os.path.relpath(dropin, t.root)) == before, "unset took them out again")
 
         # shadowed: a later file is as specific for alice
         t.config("alice CPUQuota=70%\n", "90-admin.conf")
@@ -504,17 +520,24 @@ def case_set():
         check(t.read(t.slice_dir(1500) + "/cpu.shares") == "512\n", "runtime applied")
 
         # unset: back to the main config's values, live too
-        run(t, "--runtime", "unset", "1500")
-        check(t.read("run.d/50-slicectl.conf") == header, "runtime unset")
+        p = run(t, "--runtime", "unset", "1500")
+        check(p.stdout == "Unset 1500 in %s/50-slicectl.conf\ndave (uid 1500): CPUWeight= 50 -> 100\n" % t.rundir,
+              "unset says what it did: %r" % p.stdout)
+        # the last line gone: no header-only file and no lock file are left behind
+        check(os.listdir(t.rundir) == [], "runtime unset leaves nothing: %r" % os.listdir(t.rundir))
         check(t.read(t.slice_dir(1500) + "/cpu.shares") == "1024\n", "unset applied")
         run(t, "unset", "alice", "CPUQuota")
         check(t.read(os.path.relpath(dropin, t.root)) ==
               header + "alice CPUWeight=800\n@students CPUQuota=10%\n1000:1999 CPUQuota=99%\n", "unset one")
+        check(os.path.exists(t.path(t.slice_dir(1003))) is False, "still no slice for carol")
         # the main config's alice line (a user line) beats the drop-in's range
         check(t.read(t.slice_dir(1001) + "/cpu.cfs_quota_us") == "50000\n", "alice back to 50%")
         p = run(t, "unset", "carol")
         check("sets nothing of that for carol; nothing changed" in p.stderr, "unset nothing: %r" % p.stderr)
         one_line_error(run(t, "unset", "alice", "Nope", rc=1), "unknown setting 'Nope'")
+        one_line_error(run(t, "unset", "@students", "CPUQuota=70%", rc=1),
+                       "'unset' takes setting names, not values: 'CPUQuota=70%' (e.g. 'CPUQuota')")
+        run(t, "unset", "@students", "CPUQuota=")  # a trailing '=' is still a name
         # as another user: a plain "needs root"
         os.chmod(t.root, 0o755)
         one_line_error(run(t, "set", "alice", "CPUWeight=5", rc=1, user=65534), "'set' needs root")
@@ -575,8 +598,13 @@ def case_gc():
             os.makedirs(t.path(h, "user.slice", "user-1001.slice", "session-1.scope"))
             os.makedirs(t.path(h, "user.slice", "user-1002.slice", "session-2.scope"))
         t.write("cpu/user.slice/user-1002.slice/session-2.scope/cgroup.procs", "123\n")
+        for h in ("cpu", "unified"):
+            os.makedirs(t.path(h, "user.slice", "user-1002.slice", "session-3.scope"))
         p = run(t, "gc")
-        check(p.stdout == "", "gc is silent")
+        # one line per removal, as systemctl names what it removed
+        check(p.stdout == "Removed user-1001.slice\nRemoved user-1002.slice/session-3.scope\n",
+              "gc says what it removed: %r" % p.stdout)
+        check(run(t, "gc").stdout == "", "nothing left to remove: nothing said")
         check(not os.path.exists(t.path("cpu/user.slice/user-1001.slice")), "empty slice removed")
         check(not os.path.exists(t.path("unified/user.slice/user-1001.slice")), "mirror removed")
         check(os.path.exists(t.path("cpu/user.slice/user-1002.slice/session-2.scope")), "busy scope kept")

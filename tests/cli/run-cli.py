@@ -12,6 +12,7 @@ Each CASE builds its tree under mkdtemp, runs slicectl with --cgroup-root/--conf
 import json
 import os
 import re
+import select
 import shutil
 import subprocess
 import sys
@@ -326,45 +327,38 @@ def case_top():
 
 
 def case_top_tty():
-    """interactive top in a pseudo-terminal: q quits and the terminal settings come back"""
-    import pty
+    """interactive top in a pseudo-terminal: q quits and the terminal settings come back exactly"""
     import termios
     t = standard_tree("hybrid")
+    master, slave = os.openpty()
     try:
-        pid, fd = pty.fork()
-        if pid == 0:
-            env = child_env()
-            os.execve(SLICECTL, [SLICECTL] + t.args() + ["top", "--delay=100ms", "-i", "10ms"], env)
-        before = termios.tcgetattr(fd)
+        # the parent keeps the slave open, so its settings can be read after top has exited
+        before = termios.tcgetattr(slave)
+        proc = subprocess.Popen([SLICECTL] + t.args() + ["top", "--delay=100ms", "-i", "10ms"], stdin=slave,
+                                stdout=slave, stderr=slave, env=child_env(), start_new_session=True)
         out = b""
+        raw_seen = False
         deadline = time.time() + 20
         while b"dave" not in out and time.time() < deadline:  # the last row: the whole screen is there
-            try:
-                out += os.read(fd, 4096)
-            except OSError:
-                break
-        os.write(fd, b"q")
-        status = None
-        while time.time() < deadline:
-            r, status = os.waitpid(pid, os.WNOHANG)
+            r, _, _ = select.select([master], [], [], 0.5)
             if r:
-                break
-            try:
-                os.read(fd, 4096)
-            except OSError:
-                pass
-            time.sleep(0.05)
-        check(status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0,
-              "top did not quit on q (status %r)" % (status,))
-        check(b"alice" in out and b"q quits" in out, "top screen: %r" % out[:300])
+                out += os.read(master, 4096)
+        during = termios.tcgetattr(slave)
+        raw_seen = not (during[3] & termios.ICANON) and not (during[3] & termios.ECHO)
+        os.write(master, b"q")
         try:
-            after = termios.tcgetattr(fd)
-            check(after[3] & termios.ICANON and after[3] & termios.ECHO, "terminal left in raw mode")
-        except termios.error:
-            pass  # the pty closed with the child: nothing left to restore
-        os.close(fd)
-        del before
+            rc = proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            rc = None
+        check(rc == 0, "top did not quit on q (exit %r)" % (rc,))
+        check(b"alice" in out and b"q quits" in out, "top screen: %r" % out[:300])
+        check(raw_seen, "top did not put the terminal into raw mode: the check below would prove nothing")
+        after = termios.tcgetattr(slave)
+        check(after == before, "terminal not restored:\nbefore %r\nafter  %r" % (before, after))
     finally:
+        os.close(master)
+        os.close(slave)
         t.cleanup()
 
 

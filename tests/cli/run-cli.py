@@ -824,6 +824,48 @@ def case_escape():
         t.cleanup()
 
 
+def case_demo_report():
+    """#18 item 7: the demo explains bob's 75 % by his own quota, not by outside load"""
+    d = tempfile.mkdtemp(prefix="slicectl-cli-")
+    try:
+        def report(slices, ncpu):
+            path = os.path.join(d, "list.json")
+            with open(path, "w") as f:
+                json.dump({"slices": slices}, f)
+            return subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "tools", "demo-report.py"), path,
+                                   str(ncpu)], capture_output=True, text=True, check=True).stdout
+
+        bob = {"user": "bob", "weight": 100, "quota_percent": 150.0, "cpu_percent": 149.2}
+        out = report([bob], 2)
+        check("their CPUQuota= allows 150% of one CPU, 1.5 of the 2 CPUs" in out and "competing" not in out, out)
+        out = report([dict(bob, cpu_percent=60.0)], 2)
+        check("other work is competing" in out, out)
+        out = report([dict(bob, quota_percent=None, cpu_percent=199.0)], 2)
+        check("(" not in out.splitlines()[-1], "a full machine needs no note: %r" % out)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def case_completion():
+    """#18 item 7: bash completion knows every long option of --help, and --backend's values"""
+    script = os.path.join(HERE, "..", "..", "slicectl", "slicectl.bash-completion")
+
+    def complete(*words):
+        line = " ".join(("slicectl",) + words)
+        sh = ('source "$1"; COMP_WORDS=(%s); COMP_CWORD=%d; COMP_LINE=%s; COMP_POINT=${#COMP_LINE}; '
+              '_slicectl; printf "%%s\\n" "${COMPREPLY[@]}"'
+              % (" ".join("'%s'" % w for w in ("slicectl",) + words), len(words), "'%s'" % line))
+        return subprocess.run(["bash", "-c", sh, "bash", script], capture_output=True, text=True).stdout.split()
+
+    check(complete("--back") == ["--backend"], "--back: %r" % complete("--back"))
+    check(complete("--backend", "") == ["auto", "cgroupfs", "systemd"], "--backend: %r" % complete("--backend", ""))
+    check("status" in complete("--backend", "systemd", "st"), "the verb after --backend VALUE")
+    helptext = run(None, "--help", raw_args=True).stdout
+    longs = set(re.findall(r"(--[a-z-]+)", helptext))
+    offered = set(complete("--"))
+    check(longs <= offered, "options in --help but not completed: %r" % sorted(longs - offered))
+
+
 def case_errors():
     t = Tree("legacy")
     try:

@@ -246,6 +246,42 @@ static void unref_table(struct libscols_table **t) {
         scols_unref_table(*t);
 }
 
+/* check --json: {"diagnostics": [{"file", "line", "severity", "message"}]}, for CI pipelines */
+int diags_print_json(const DiagList *d) {
+        static const struct {
+                const char *name;
+                int json_type;
+        } cols[] = { { "file", SCOLS_JSON_STRING }, { "line", SCOLS_JSON_NUMBER },
+                     { "severity", SCOLS_JSON_STRING }, { "message", SCOLS_JSON_STRING } };
+        _cleanup_(unref_table) struct libscols_table *t = scols_new_table();
+
+        if (!t)
+                return log_error(-ENOMEM, "out of memory");
+        scols_table_enable_json(t, true);
+        scols_table_set_name(t, "diagnostics");
+        for (size_t i = 0; i < ELEMENTSOF(cols); i++) {
+                struct libscols_column *cl = scols_table_new_column(t, cols[i].name, 0, 0);
+                if (!cl)
+                        return log_error(-ENOMEM, "out of memory");
+                scols_column_set_json_type(cl, cols[i].json_type);
+        }
+        for (size_t i = 0; i < d->n; i++) {
+                const Diag *x = &d->items[i];
+                struct libscols_line *ln = scols_table_new_line(t, NULL);
+                _cleanup_free_ char *file = x->file ? escape_dup(x->file) : NULL, *msg = escape_dup(x->msg);
+                char line[16];
+
+                snprintf(line, sizeof line, "%u", x->line);
+                if (!ln || (x->file && !file) || !msg ||
+                    (file && scols_line_set_data(ln, 0, file) < 0) ||
+                    (x->line > 0 && scols_line_set_data(ln, 1, line) < 0) ||
+                    scols_line_set_data(ln, 2, x->level == DIAG_ERROR ? "error" : "warning") < 0 ||
+                    scols_line_set_data(ln, 3, msg) < 0)
+                        return log_error(-ENOMEM, "out of memory");
+        }
+        return scols_print_table(t) < 0 ? log_error(-EIO, "cannot write the table") : 0;
+}
+
 int rows_print(const Rows *rows) {
         _cleanup_(unref_table) struct libscols_table *t = scols_new_table();
         bool machine = arg_json || arg_raw;

@@ -290,6 +290,9 @@ int verb_status(int argc, char **argv) {
         bool have_slice, drift = false;
         int r;
 
+        /* #18 item 5: refused rather than silently ignored until status has a JSON form */
+        if (arg_json)
+                return log_error(-EOPNOTSUPP, "'status' has no --json output (list, top and check have)");
         r = resolve_one_user("status", argc, argv, &u, &rs, &res);
         if (r < 0)
                 return r;

@@ -447,6 +447,28 @@ def case_check():
         check("cpuslice.conf: error: file is writable by others (mode 0666); refused" in p.stderr, p.stderr)
         p = run(t, "check", t.path("missing.conf"), rc=1)
         check("missing.conf: error: no such file" in p.stderr, p.stderr)
+        # --json: what CI pipelines read (#18 item 5)
+        os.chmod(t.conf, 0o644)
+        t.config("alice CPUWeight=0\nnobodyhere CPUWeight=5\n", "30-bad.conf")
+        p = run(t, "check", "--json", rc=1)
+        check(p.stderr == "", "check --json: stderr %r" % p.stderr)
+        doc = json.loads(p.stdout)
+        check(list(doc) == ["diagnostics"], "key: %r" % list(doc))
+        check(doc["diagnostics"] == [
+            {"file": bad, "line": 1, "severity": "error",
+             "message": "bad CPUWeight= value '0' (allowed: 1..10000 or idle); line skipped"},
+            {"file": bad, "line": 3 - 1, "severity": "warning", "message": "unknown user 'nobodyhere'"}],
+            "check --json: %r" % doc)
+        os.unlink(bad)
+        p = run(t, "check", "--json")
+        check(json.loads(p.stdout) == {"diagnostics": []}, "clean: %r" % p.stdout)
+        os.chmod(t.conf, 0o666)
+        doc = json.loads(run(t, "check", "--json", rc=1).stdout)
+        check(doc["diagnostics"][0]["line"] is None and doc["diagnostics"][0]["severity"] == "error",
+              "a whole-file error has line null: %r" % doc)
+        os.chmod(t.conf, 0o644)
+        for verb in ("status", "explain"):
+            one_line_error(run(t, "--json", verb, "alice", rc=1), "'%s' has no --json output" % verb)
     finally:
         t.cleanup()
 
@@ -864,6 +886,21 @@ def case_completion():
     longs = set(re.findall(r"(--[a-z-]+)", helptext))
     offered = set(complete("--"))
     check(longs <= offered, "options in --help but not completed: %r" % sorted(longs - offered))
+
+
+def case_man():
+    """#18 item 7: slicectl(1) names every option and command of --help, and no command means list"""
+    with open(os.path.join(HERE, "..", "..", "man", "slicectl.1.scd")) as f:
+        man = f.read()
+    helptext = run(None, "--help", raw_args=True).stdout
+    for opt in sorted(set(re.findall(r"(--[a-z-]+)", helptext))):
+        check("*%s*" % opt in man, "slicectl(1) lacks %s" % opt)
+    verbs = re.findall(r"^  ([a-z]+) ", helptext.split("Commands:")[1].split("Options:")[0], re.M)
+    for verb in verbs + ["help"]:
+        check("*slicectl* [_OPTIONS_] *%s*" % verb in man or "*slicectl* *%s*" % verb in man,
+              "slicectl(1) SYNOPSIS lacks %s" % verb)
+    check("Without a command, *slicectl* runs *list*." in man, "no verb means list")
+    check("*rundir=*" in man, "the module's rundir= argument")
 
 
 def case_errors():

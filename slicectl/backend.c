@@ -137,10 +137,10 @@ void backend_print_manager_view(const SliceBackend *b, uid_t uid) {
                 return;
         printf("\nsystemd (writes this slice):\n");
         if (bus_read_slice(uid, BUS_TIMEOUT_DEFAULT_USEC, &v, &e) < 0) {
-                printf("  not available: %s\n", e.msg);
+                print_line(stdout, "  not available: %s", e.msg);
                 return;
         }
-        printf("  ActiveState=%s\n", v.active_state ? v.active_state : "?");
+        print_line(stdout, "  ActiveState=%s", v.active_state ? v.active_state : "?");
         if (v.cpu_weight == CPU_WEIGHT_IDLE)
                 printf("  CPUWeight=idle\n");
         else
@@ -149,7 +149,7 @@ void backend_print_manager_view(const SliceBackend *b, uid_t uid) {
         print_bus_value("CPUQuotaPeriodUSec", v.period_usec, "(default: 100ms)");
         printf("  Drop-ins (settings made outside pam_cpuslice show up here):\n");
         for (size_t i = 0; i < v.n_drop_in_paths; i++)
-                printf("    %s\n", v.drop_in_paths[i]);
+                print_line(stdout, "    %s", v.drop_in_paths[i]);
         if (v.n_drop_in_paths == 0)
                 printf("    none\n");
         bus_slice_view_done(&v);

@@ -12,7 +12,7 @@
 
 typedef struct SliceRow {
         SliceInfo info;
-        char *user;             /* NSS name, or the uid as text */
+        char *user;             /* NSS name, or the uid as text (raw: escaped when printed) */
         bool have_config;       /* res is meaningful */
         Resolved res;           /* points into Rows.rules */
         uint64_t weight;        /* the CPUWeight= the kernel value stands for; CGSTAT_NONE: unknown */

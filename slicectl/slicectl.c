@@ -3,15 +3,14 @@
  * rows.c, the column table in table.c (the lsirq.c / irq-common.c split). */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <syslog.h>
 #include <unistd.h>
 
 #include "cgroup-layout.h"
 #include "cpu-value.h"
+#include "login-policy.h"
 #include "parse-util.h"
 #include "slicectl.h"
 #include "table.h"
@@ -32,27 +31,6 @@ const char *arg_parent;
 int arg_layout = -1;
 int arg_backend = SLICECTL_BACKEND_AUTO;
 
-int log_error(int r, const char *fmt, ...) {
-        va_list ap;
-
-        fputs("slicectl: ", stderr);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputc('\n', stderr);
-        return r < 0 ? r : -EINVAL;
-}
-
-void log_warning(const char *fmt, ...) {
-        va_list ap;
-
-        fputs("slicectl: warning: ", stderr);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputc('\n', stderr);
-}
-
 ConfPaths conf_paths(void) {
         ConfPaths p = arg_conf;
 
@@ -60,18 +38,33 @@ ConfPaths conf_paths(void) {
         return p;
 }
 
-int load_config(RuleSet *rs) {
-        DiagList d = {};
+static int load_config_full(RuleSet *rs, bool warnings) {
+        _cleanup_(diag_list_free) DiagList d = {};
         char buf[1024];
         int r;
 
-        r = conf_load(rs, &arg_conf, CONF_PERMS_ENFORCE, &d);
-        for (size_t i = 0; i < d.n; i++)
-                log_warning("%s", diag_format(&d.items[i], buf, sizeof buf));
-        diag_list_free(&d);
+        r = login_config_load(rs, &arg_conf, &d);
         if (r == -ENOMEM)
                 return log_error(r, "out of memory");
-        return 0; /* refused files are skipped, as the module skips them */
+        for (size_t i = 0; i < d.n; i++)
+                if (r < 0 && d.items[i].level == DIAG_ERROR && d.items[i].line == 0)
+                        log_error(r, "%s", diag_format(&d.items[i], buf, sizeof buf));
+                else if (warnings)
+                        log_warning("%s", diag_format(&d.items[i], buf, sizeof buf));
+        if (r < 0)
+                return log_error(r, "while a config file is refused, pam_cpuslice gives no login a slice; "
+                                    "fix it first (see 'slicectl check'), nothing was done");
+        return 0;
+}
+
+int load_config(RuleSet *rs) {
+        return load_config_full(rs, true);
+}
+
+int check_config_accepted(void) {
+        _cleanup_(ruleset_free) RuleSet rs = {};
+
+        return load_config_full(&rs, false);
 }
 
 int resolve_user_arg(const char *arg, bool allow_unknown_uid, UserIdent *ret) {
@@ -112,22 +105,6 @@ int require_root(const char *verb, const char *what) {
         if (geteuid() == 0)
                 return 0;
         return log_error(-EPERM, "'%s' needs root: it %s", verb, what);
-}
-
-void log_change(const char *fmt, ...) {
-        const char *sudo = getenv("SUDO_USER");
-        char msg[1024];
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        va_end(ap);
-        openlog("slicectl", LOG_PID, LOG_AUTHPRIV);
-        if (sudo)
-                syslog(LOG_NOTICE, "uid %u (sudo from %s): %s", (unsigned) getuid(), sudo, msg);
-        else
-                syslog(LOG_NOTICE, "uid %u: %s", (unsigned) getuid(), msg);
-        closelog();
 }
 
 static void help(void) {

@@ -10,6 +10,7 @@
 
 #include "conf.h"
 #include "macro.h"
+#include "output.h"
 #include "rules.h"
 #include "user.h"
 
@@ -30,14 +31,14 @@ extern int arg_layout;                  /* CgroupLayoutKind, -1: detect */
 enum { SLICECTL_BACKEND_AUTO, SLICECTL_BACKEND_CGROUPFS, SLICECTL_BACKEND_SYSTEMD };
 extern int arg_backend;
 
-/* "slicectl: ..." on stderr; returns r (or -EINVAL when r is 0) so verbs can `return log_error(...)`. */
-int log_error(int r, const char *fmt, ...) _printf_(2, 3);
-void log_warning(const char *fmt, ...) _printf_(1, 2);
-
 /* The effective config paths (defaults filled in). */
 ConfPaths conf_paths(void);
-/* conf_load with the module's checks; diagnostics become warnings on stderr. */
+/* The config as a login reads it (login_config_load); bad lines become warnings on stderr. A
+ * refused file is an error: the module then leaves every login alone, so no verb may act on
+ * (or show) the rest as if it applied. */
 int load_config(RuleSet *rs);
+/* The same refusal check alone, for verbs that load the config later (set, unset). */
+int check_config_accepted(void);
 /* A user named on the command line: name or uid. A uid NSS does not know is fine when
  * allow_unknown_uid (a slice can outlive its account). */
 int resolve_user_arg(const char *arg, bool allow_unknown_uid, UserIdent *ret);
@@ -45,10 +46,10 @@ int resolve_user_arg(const char *arg, bool allow_unknown_uid, UserIdent *ret);
 int resolve_one_user(const char *verb, int argc, char **argv, UserIdent *u, RuleSet *rs, Resolved *res);
 /* A uid from a slice: NSS's answer, or an ident named by the number with no groups. */
 int ident_for_uid(uid_t uid, UserIdent *ret);
+/* "user" or "group" when the domain names one NSS does not know (check warns, set too); else NULL. */
+const char *domain_unknown_kind(const Domain *d);
 /* Writing verbs: root, or a plain error saying so. */
 int require_root(const char *verb, const char *what);
-/* One syslog line per change: who (uid, SUDO_USER) did what. */
-void log_change(const char *fmt, ...) _printf_(1, 2);
 
 int verb_list(int argc, char **argv);
 int verb_top(int argc, char **argv);

@@ -8,6 +8,7 @@
 
 #include "cpu-value.h"
 #include "format.h"
+#include "parse-util.h"
 #include "slicectl.h"
 #include "table.h"
 
@@ -51,8 +52,8 @@ static const struct colinfo infos[_COL_MAX] = {
         [COL_CPU] = { "CPU%", "cpu_percent", 7, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
                       "CPU use over the sample interval, % of one CPU" },
         [COL_TIME] = { "TIME", "cpu_usec", 10, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true, "CPU time used so far" },
-        [COL_THROTTLED] = { "THROTTLED", "throttled_percent", 14, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
-                            "share of quota periods throttled, and the time throttled" },
+        [COL_THROTTLED] = { "THROTTLED", "throttled_percent", 7, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
+                            "share of quota periods throttled" },
         [COL_NR_PERIODS] = { "PERIODS", "nr_periods", 8, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
                              "quota periods elapsed (cpu.stat nr_periods)" },
         [COL_NR_THROTTLED] = { "NR-THROTTLED", "nr_throttled", 8, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
@@ -63,8 +64,8 @@ static const struct colinfo infos[_COL_MAX] = {
                            "cpu.pressure some avg10 (- without PSI)" },
 };
 
-static const int default_table[] = { COL_USER,     COL_UID,  COL_SESSIONS,  COL_WEIGHT,   COL_QUOTA,
-                                     COL_CPU,      COL_TIME, COL_THROTTLED, COL_PRESSURE };
+static const int default_table[] = { COL_USER, COL_UID,       COL_SESSIONS,       COL_WEIGHT,  COL_QUOTA,
+                                     COL_CPU,  COL_TIME,      COL_THROTTLED,      COL_THROTTLED_TIME, COL_PRESSURE };
 static const int default_json[] = { COL_USER,       COL_UID,          COL_SESSIONS,       COL_WEIGHT,
                                     COL_QUOTA,      COL_PERIOD,       COL_CPU,            COL_TIME,
                                     COL_NR_PERIODS, COL_NR_THROTTLED, COL_THROTTLED_TIME, COL_PRESSURE };
@@ -187,7 +188,6 @@ void rows_sort(Rows *rows) {
 /* Cell text: readable units in the table; plain numbers for --json and --raw (absent: null / "-"). */
 static const char *cell(const SliceRow *r, int col, bool machine, char buf[static FORMAT_MAX]) {
         const CpuStat *st = &r->info.stat;
-        char b2[FORMAT_MAX];
 
 #define NUM(v) ((v) == CGSTAT_NONE ? NULL : (snprintf(buf, FORMAT_MAX, "%" PRIu64, (uint64_t) (v)), buf))
 #define USEC(v) ((v) == CGSTAT_NONE ? NULL : machine ? NUM(v) : format_usec(v, buf))
@@ -224,10 +224,7 @@ static const char *cell(const SliceRow *r, int col, bool machine, char buf[stati
                         return NULL;
                 if (machine)
                         return snprintf(buf, FORMAT_MAX, "%.2f", share * 100.0), buf;
-                if (st->throttled_usec == CGSTAT_NONE)
-                        return format_percent(share * 100.0, buf);
-                snprintf(buf, FORMAT_MAX, "%.1f %% %s", share * 100.0, format_usec(st->throttled_usec, b2));
-                return buf;
+                return format_percent(share * 100.0, buf);
         }
         case COL_NR_PERIODS:
                 return NUM(st->nr_periods);
@@ -247,6 +244,42 @@ static const char *cell(const SliceRow *r, int col, bool machine, char buf[stati
 
 static void unref_table(struct libscols_table **t) {
         scols_unref_table(*t);
+}
+
+/* check --json: {"diagnostics": [{"file", "line", "severity", "message"}]}, for CI pipelines */
+int diags_print_json(const DiagList *d) {
+        static const struct {
+                const char *name;
+                int json_type;
+        } cols[] = { { "file", SCOLS_JSON_STRING }, { "line", SCOLS_JSON_NUMBER },
+                     { "severity", SCOLS_JSON_STRING }, { "message", SCOLS_JSON_STRING } };
+        _cleanup_(unref_table) struct libscols_table *t = scols_new_table();
+
+        if (!t)
+                return log_error(-ENOMEM, "out of memory");
+        scols_table_enable_json(t, true);
+        scols_table_set_name(t, "diagnostics");
+        for (size_t i = 0; i < ELEMENTSOF(cols); i++) {
+                struct libscols_column *cl = scols_table_new_column(t, cols[i].name, 0, 0);
+                if (!cl)
+                        return log_error(-ENOMEM, "out of memory");
+                scols_column_set_json_type(cl, cols[i].json_type);
+        }
+        for (size_t i = 0; i < d->n; i++) {
+                const Diag *x = &d->items[i];
+                struct libscols_line *ln = scols_table_new_line(t, NULL);
+                _cleanup_free_ char *file = x->file ? escape_dup(x->file) : NULL, *msg = escape_dup(x->msg);
+                char line[16];
+
+                snprintf(line, sizeof line, "%u", x->line);
+                if (!ln || (x->file && !file) || !msg ||
+                    (file && scols_line_set_data(ln, 0, file) < 0) ||
+                    (x->line > 0 && scols_line_set_data(ln, 1, line) < 0) ||
+                    scols_line_set_data(ln, 2, x->level == DIAG_ERROR ? "error" : "warning") < 0 ||
+                    scols_line_set_data(ln, 3, msg) < 0)
+                        return log_error(-ENOMEM, "out of memory");
+        }
+        return scols_print_table(t) < 0 ? log_error(-EIO, "cannot write the table") : 0;
 }
 
 int rows_print(const Rows *rows) {
@@ -273,11 +306,21 @@ int rows_print(const Rows *rows) {
                 if (!ln)
                         return log_error(-ENOMEM, "out of memory");
                 for (size_t c = 0; c < n_columns; c++) {
+                        _cleanup_free_ char *esc = NULL;
                         char buf[FORMAT_MAX];
                         const char *v = cell(&rows->rows[i], columns[c], machine, buf);
 
                         if (!v && !arg_json)
                                 v = "-";
+                        /* Text from outside (a user name): in tables and --raw libsmartcols encodes
+                         * control bytes and non-ASCII as \xNN itself (escaping again would turn "\x" into
+                         * "\x5cx"); its JSON writer passes DEL and bytes >= 0x80 through, so JSON
+                         * strings get the escape everything else slicectl prints gets. */
+                        if (v && arg_json && infos[columns[c]].json_type == SCOLS_JSON_STRING) {
+                                v = esc = escape_dup(v);
+                                if (!v)
+                                        return log_error(-ENOMEM, "out of memory");
+                        }
                         if (v && scols_line_set_data(ln, c, v) < 0)
                                 return log_error(-ENOMEM, "out of memory");
                 }

@@ -12,3 +12,5 @@ int columns_setup(void);
 void columns_help(FILE *f);
 void rows_sort(Rows *rows);
 int rows_print(const Rows *rows);
+/* check --json: one object per diagnostic (file, line, severity, message), texts escaped. */
+int diags_print_json(const DiagList *d);

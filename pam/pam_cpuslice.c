@@ -18,6 +18,7 @@
 #include "backend-cgroupfs.h"
 #include "systemd-plugin.h"
 #include "conf.h"
+#include "login-policy.h"
 #include "macro.h"
 #include "pam-args.h"
 #include "parse-util.h"
@@ -107,7 +108,7 @@ static void log_resolution(Login *l) {
 static int resolve_settings(Login *l) {
         int r;
 
-        r = conf_load(&l->rules, &l->args.conf, CONF_PERMS_ENFORCE, &l->diags);
+        r = login_config_load(&l->rules, &l->args.conf, &l->diags);
         log_diags(l); /* bad lines are skipped and logged, never a reason to deny */
         if (r == -ENOMEM)
                 return fail(l, "out of memory reading the config");
@@ -116,10 +117,9 @@ static int resolve_settings(Login *l) {
         r = rules_resolve(&l->rules, &l->user, &l->res);
         if (r < 0)
                 return fail(l, "group lookup failed: %s", strerror(-r));
-        if (!l->res.matched || !l->res.slice) {
+        if (!login_gets_slice(&l->res)) {
                 if (l->args.debug)
-                        pam_syslog(l->h, LOG_DEBUG, "%s: %s; left alone", l->user_esc,
-                                   l->res.matched ? "CPUSlice=no" : "no config line matches");
+                        pam_syslog(l->h, LOG_DEBUG, "%s: %s; left alone", l->user_esc, login_skip_reason(&l->res));
                 return PAM_IGNORE;
         }
         log_resolution(l);

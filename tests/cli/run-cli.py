@@ -753,6 +753,36 @@ def case_login_decision():
         t.cleanup()
 
 
+def case_login_agrees():
+    """#18 item 2: slicectl explain answers what a real login through the module does, user by user"""
+    pam_run, module = os.environ.get("PAM_RUN"), os.environ.get("PAM_CPUSLICE_MODULE")
+    check(pam_run and module, "PAM_RUN and PAM_CPUSLICE_MODULE must be set")
+    t = Tree("legacy")
+    try:
+        t.config("alice CPUWeight=400\n@students CPUSlice=no\ncarol CPUSlice=yes CPUWeight=50\n"
+                 "1500 CPUWeight=200\n")
+        t.config("1500 CPUSlice=no\n", "10-dave.conf")
+        os.makedirs(t.path("cpu"), exist_ok=True)
+        os.makedirs(t.path("pam.d"))
+        with open(t.path("pam.d", "cs"), "w") as f:
+            f.write("session required %s conf=%s confdir=%s rundir=%s cgroup_root=%s cgroup_layout=legacy "
+                    "test_tree\nsession required pam_permit.so\n" % (module, t.conf, t.confdir, t.rundir, t.root))
+        for user, uid in (("root", 0), ("alice", 1001), ("bob", 1002), ("carol", 1003), ("dave", 1500),
+                          ("erin", 2500)):
+            slice_dir = t.path(t.slice_dir(uid))
+            p = subprocess.run([pam_run, "--confdir", t.path("pam.d"), "--service", "cs", "--user", user, "--",
+                                "test", "-d", slice_dir], env=child_env(), capture_output=True, text=True)
+            check(p.returncode in (0, 1), "%s: pam-run failed: %s" % (user, p.stderr))
+            login_slice = p.returncode == 0
+            e = run(t, "explain", user)
+            explain_slice = "a login of this user gets no slice" not in e.stdout
+            check(login_slice == explain_slice, "%s: a login %s a slice, explain says %s:\n%s"
+                  % (user, "gets" if login_slice else "gets no", "it does" if explain_slice else "it does not",
+                     e.stdout))
+    finally:
+        t.cleanup()
+
+
 def case_status_period():
     """#18 item 3: the configured period and its line, and what the kernel keeps without a quota"""
     t = standard_tree("legacy")

@@ -240,6 +240,11 @@ if [ $V = 2 ]; then
         go hostile-sudo
         stop hostile-sudo
         hostile_case hostile-sudo 1002 150
+        # su's and sudo's own instances reached the real bus (their debug lines), not only the login before
+        check "su's pam_cpuslice gave alice's settings to systemd over the real bus" bash -c \
+                'journalctl --no-pager -q --since "-3min" | grep -q "pam_cpuslice(su-l:session): alice: settings given to systemd for user-1001.slice"'
+        check "sudo's pam_cpuslice gave bob's settings to systemd and moved the session" bash -c \
+                'journalctl --no-pager -q --since "-3min" | grep -q "pam_cpuslice(sudo:session): bob: settings given to systemd for user-1002.slice; moved into cpuslice-1002-"'
         bad_log=$(journalctl --no-pager -q --since "-3min" | grep -E 'pam_cpuslice\((su|sudo)' |
                 grep -E 'login proceeds|session denied' || true)
         check "no failure logged for the hostile su/sudo logins${bad_log:+: $bad_log}" [ -z "$bad_log" ]

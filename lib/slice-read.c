@@ -9,26 +9,7 @@
 
 #include "cpu-value.h"
 #include "macro.h"
-#include "parse-util.h"
 #include "slice-read.h"
-
-int slice_name_to_uid(const char *name, uid_t *ret) {
-        char digits[16];
-        size_t n = strlen(name);
-        uint32_t uid;
-
-        if (n <= strlen("user-.slice") || strncmp(name, "user-", 5) != 0 || strcmp(name + n - 6, ".slice") != 0)
-                return -EINVAL;
-        n -= strlen("user-.slice");
-        if (n >= sizeof digits)
-                return -EINVAL;
-        memcpy(digits, name + 5, n);
-        digits[n] = '\0';
-        if (safe_atou32(digits, &uid) < 0 || uid == UINT32_MAX)
-                return -EINVAL;
-        *ret = (uid_t) uid;
-        return 0;
-}
 
 /* A control file the kernel may not offer here: absent (NULL) rather than an error. */
 static char *read_optional(Cgfs *c, int dirfd, const char *name) {
@@ -227,13 +208,13 @@ static int read_scopes(Cgfs *c, int slice_fd, SliceReadFlags flags, SliceInfo *s
 static int read_slice(Cgfs *c, int cpu_fd, int acct_root, uid_t uid, SliceReadFlags flags, SliceInfo *ret,
                       CsError *e) {
         _cleanup_close_ int acct_fd = -EBADF;
-        char name[CGFS_NAME_MAX];
+        char name[SLICE_NAME_MAX];
         SliceInfo s = { .uid = uid, .weight = CGSTAT_NONE, .shares = CGSTAT_NONE };
         int r;
 
         if (flags & SLICE_READ_PROCS)
                 flags |= SLICE_READ_SCOPES;
-        cgfs_slice_name(uid, name);
+        slice_name(uid, name);
         if (acct_root >= 0)
                 acct_fd = cgfs_open_dir(c, acct_root, name, NULL);
         read_cpu_settings(c, cpu_fd, &s);
@@ -346,13 +327,13 @@ int slice_read_all(Cgfs *c, SliceReadFlags flags, SliceList *ret, CsError *e) {
 
 int slice_read_one(Cgfs *c, uid_t uid, SliceReadFlags flags, SliceInfo *ret, CsError *e) {
         _cleanup_close_ int cpu_root = -EBADF, acct_root = -EBADF, fd = -EBADF;
-        char name[CGFS_NAME_MAX];
+        char name[SLICE_NAME_MAX];
         int r;
 
         r = open_roots(c, &cpu_root, &acct_root, e);
         if (r < 0)
                 return r;
-        cgfs_slice_name(uid, name);
+        slice_name(uid, name);
         fd = cgfs_open_dir(c, cpu_root, name, e);
         if (fd < 0)
                 return fd;

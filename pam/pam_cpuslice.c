@@ -257,7 +257,7 @@ static const char *session_id(Login *l) {
         const char *id = pam_getenv(l->h, "XDG_SESSION_ID");
         char esc[256];
 
-        if (id && !name_is_safe(id, CGFS_SESSION_ID_MAX)) {
+        if (id && !session_id_valid(id)) {
                 pam_syslog(l->h, LOG_WARNING, "%s: ignoring unusable XDG_SESSION_ID '%s'", l->user_esc,
                            escape_for_log(id, 64, esc, sizeof esc));
                 return NULL;

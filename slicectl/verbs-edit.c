@@ -439,9 +439,9 @@ int verb_gc(int argc, char **argv) {
         /* one line per removed slice or scope, as systemctl names what it removed */
         for (size_t i = 0, j = 0; i < before.n; i++) {
                 const SliceInfo *was = &before.slices[i];
-                char slice[CGFS_NAME_MAX];
+                char slice[SLICE_NAME_MAX];
 
-                cgfs_slice_name(was->uid, slice);
+                slice_name(was->uid, slice);
                 while (j < after.n && after.slices[j].uid < was->uid)
                         j++;
                 if (j >= after.n || after.slices[j].uid != was->uid) {

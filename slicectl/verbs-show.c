@@ -284,7 +284,7 @@ int verb_status(int argc, char **argv) {
         _cleanup_(user_done) UserIdent u = {};
         SliceInfo info = {};
         StatusLine lines[_SETTING_MAX];
-        char slice[CGFS_NAME_MAX], src[1200];
+        char slice[SLICE_NAME_MAX], src[1200];
         Resolved res;
         CsError e = {};
         bool have_slice, drift = false;
@@ -304,7 +304,7 @@ int verb_status(int argc, char **argv) {
                 return log_error(r, "reading the slice of %s: %s", u.name, e.code ? e.msg : strerror(-r));
         have_slice = r >= 0;
 
-        cgfs_slice_name(u.uid, slice);
+        slice_name(u.uid, slice);
         print_line(stdout, "%s (uid %u): %s%s", u.name, (unsigned) u.uid, slice, have_slice ? "" : " (no running slice)");
         putchar('\n');
         status_lines(b.v2, &res, have_slice ? &info : NULL, lines);

@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "backend-cgroupfs.h"
+#include "session-id-cases.h"
 #include "test-util.h"
 
 #define UID 1001
@@ -636,70 +637,6 @@ static void assert_orig(const char *got, bool v2, const char *controller) {
         free(want);
 }
 
-/* ---- names ---- */
-
-static void test_slice_name(void **state) {
-        static const struct {
-                uid_t uid;
-                const char *name;
-        } cases[] = {
-                { 0, "user-0.slice" },
-                { 1001, "user-1001.slice" },
-                { 65534, "user-65534.slice" },
-                { 4294967294u, "user-4294967294.slice" },
-                { (uid_t) -1, "user-4294967295.slice" },
-        };
-        char buf[CGFS_NAME_MAX];
-
-        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                cgfs_slice_name(cases[i].uid, buf);
-                assert_string_equal(buf, cases[i].name);
-        }
-}
-
-static const char id64[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-";
-static const char id65[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-x";
-
-static const struct {
-        const char *id;
-        const char *scope; /* NULL: unsafe, pam-PID is used */
-} id_cases[] = {
-        { "7", "session-7.scope" },
-        { "c12", "session-c12.scope" },
-        { "A_z-9", "session-A_z-9.scope" },
-        { "-", "session--.scope" },
-        { id64, "session-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-.scope" },
-        { id65, NULL },
-        { NULL, NULL },
-        { "", NULL },
-        { "../x", NULL },
-        { "..", NULL },
-        { ".", NULL },
-        { "a/b", NULL },
-        { "/", NULL },
-        { "a b", NULL },
-        { " 7", NULL },
-        { "7\n", NULL },
-        { "x.scope", NULL },
-        { "caf\xc3\xa9", NULL },
-        { "a\\b", NULL },
-        { "a*", NULL },
-};
-
-static void test_scope_name(void **state) {
-        char buf[CGFS_NAME_MAX];
-
-        assert_int_equal(sizeof id64 - 1, CGFS_SESSION_ID_MAX);
-        for (size_t i = 0; i < ELEMENTSOF(id_cases); i++) {
-                const char *r = cgfs_scope_name(id_cases[i].id, buf);
-                if (id_cases[i].scope) {
-                        assert_ptr_equal(r, buf);
-                        assert_string_equal(buf, id_cases[i].scope);
-                } else if (r)
-                        fail_msg("case %zu: '%s' accepted as '%s'", i, id_cases[i].id, r);
-        }
-}
-
 /* ---- opening sessions: every file written ---- */
 
 typedef struct OpenCase {
@@ -976,7 +913,7 @@ static void test_reapply_idle_unified(void **state) {
 static void test_session_ids(void **state) {
         Fx *f = *state;
         CpuKernelValues k = DEFAULTS;
-        char pam[CGFS_NAME_MAX], rel[256];
+        char pam[SLICE_NAME_MAX], rel[256];
 
         snprintf(pam, sizeof pam, "session-pam-%d.scope", (int) f->pid);
         for (size_t i = 0; i < ELEMENTSOF(id_cases); i++) {
@@ -1779,6 +1716,7 @@ static void test_gc(void **state) {
                                 "user-.slice",
                                 "user-1006.slice.bak",
                                 "user-99999999999.slice",              /* not a 32-bit uid */
+                                "user-4294967295.slice",               /* (uid_t) -1: no user's, nor listed */
                                 "user-1007.slicex",
                                 "other",
                                 "system.slice",
@@ -1822,6 +1760,7 @@ static void test_gc(void **state) {
                                      "user-.slice/", "user-.slice/cgroup.procs = ",
                                      "user-1006.slice.bak/", "user-1006.slice.bak/cgroup.procs = ",
                                      "user-99999999999.slice/", "user-99999999999.slice/cgroup.procs = ",
+                                     "user-4294967295.slice/", "user-4294967295.slice/cgroup.procs = ",
                                      "user-1007.slicex/", "user-1007.slicex/cgroup.procs = ",
                                      "other/", "other/cgroup.procs = ",
                                      "system.slice/", "system.slice/cgroup.procs = ",
@@ -1865,8 +1804,6 @@ static void test_gc_empty_and_errors(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                T(test_slice_name),
-                T(test_scope_name),
                 T(test_open_session),
                 T(test_apply_and_update_slice),
                 T(test_update_slice_unified),

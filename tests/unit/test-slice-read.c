@@ -47,21 +47,6 @@ static int teardown(void **state) {
         return 0;
 }
 
-static void test_name_to_uid(void **state) {
-        uid_t uid;
-
-        assert_int_equal(slice_name_to_uid("user-1000.slice", &uid), 0);
-        assert_int_equal(uid, 1000);
-        assert_int_equal(slice_name_to_uid("user-0.slice", &uid), 0);
-        assert_int_equal(uid, 0);
-        assert_int_equal(slice_name_to_uid("user-.slice", &uid), -EINVAL);
-        assert_int_equal(slice_name_to_uid("user-1000.scope", &uid), -EINVAL);
-        assert_int_equal(slice_name_to_uid("user-x.slice", &uid), -EINVAL);
-        assert_int_equal(slice_name_to_uid("user-4294967295.slice", &uid), -EINVAL);
-        assert_int_equal(slice_name_to_uid("user-99999999999.slice", &uid), -EINVAL);
-        assert_int_equal(slice_name_to_uid("user.slice", &uid), -EINVAL);
-}
-
 static void test_unified(void **state) {
         const char *root = *state;
         char mypid[32];
@@ -242,7 +227,7 @@ static void test_no_user_slice(void **state) {
 int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_name_to_uid), T(test_unified), T(test_legacy_with_cpuacct),
+                T(test_unified), T(test_legacy_with_cpuacct),
                 T(test_hybrid),                     T(test_no_user_slice),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

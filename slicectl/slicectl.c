@@ -26,10 +26,8 @@ unsigned arg_iterations;
 bool arg_batch;
 bool arg_runtime;
 ConfPaths arg_conf;
-const char *arg_cgroup_root;
-const char *arg_parent;
-int arg_layout = -1;
-int arg_backend = SLICECTL_BACKEND_AUTO;
+/* slicectl reads trees it is pointed at with --cgroup-root: a scratch tree is the admin's own */
+SliceTarget arg_target = { .backend = SLICE_BACKEND_AUTO, .layout = -1, .allow_scratch = true };
 
 ConfPaths conf_paths(void) {
         ConfPaths p = arg_conf;
@@ -212,7 +210,7 @@ static int parse_argv(int argc, char **argv) {
                 {},
         };
         uint32_t n;
-        int c;
+        int c, r;
 
         opterr = 0;
         while ((c = getopt_long(argc, argv, ":Jrno:Hs:i:d:N:bhV", options, NULL)) >= 0)
@@ -265,26 +263,22 @@ static int parse_argv(int argc, char **argv) {
                         arg_conf.run_dir = optarg;
                         break;
                 case ARG_CGROUP_ROOT:
-                        arg_cgroup_root = optarg;
+                        arg_target.cgroup_root = optarg;
                         break;
                 case ARG_PARENT:
-                        arg_parent = optarg;
+                        arg_target.parent = optarg;
                         break;
                 case ARG_CGROUP_LAYOUT:
-                        arg_layout = cgroup_layout_kind_from_string(optarg);
-                        if (arg_layout < 0)
+                        arg_target.layout = cgroup_layout_kind_from_string(optarg);
+                        if (arg_target.layout < 0)
                                 return log_error(-EINVAL, "unknown --cgroup-layout '%s' (unified, legacy or hybrid)",
                                                  optarg);
                         break;
                 case ARG_BACKEND:
-                        if (strcmp(optarg, "auto") == 0)
-                                arg_backend = SLICECTL_BACKEND_AUTO;
-                        else if (strcmp(optarg, "cgroupfs") == 0)
-                                arg_backend = SLICECTL_BACKEND_CGROUPFS;
-                        else if (strcmp(optarg, "systemd") == 0)
-                                arg_backend = SLICECTL_BACKEND_SYSTEMD;
-                        else
+                        r = slice_backend_from_string(optarg);
+                        if (r < 0)
                                 return log_error(-EINVAL, "unknown --backend '%s' (auto, cgroupfs or systemd)", optarg);
+                        arg_target.backend = r;
                         break;
                 case 'h':
                         help();

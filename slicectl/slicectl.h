@@ -12,6 +12,7 @@
 #include "macro.h"
 #include "output.h"
 #include "rules.h"
+#include "slice-target.h"
 #include "user.h"
 
 extern bool arg_json;
@@ -25,11 +26,7 @@ extern unsigned arg_iterations;        /* 0: until q */
 extern bool arg_batch;
 extern bool arg_runtime;
 extern ConfPaths arg_conf;
-extern const char *arg_cgroup_root;
-extern const char *arg_parent;
-extern int arg_layout;                  /* CgroupLayoutKind, -1: detect */
-enum { SLICECTL_BACKEND_AUTO, SLICECTL_BACKEND_CGROUPFS, SLICECTL_BACKEND_SYSTEMD };
-extern int arg_backend;
+extern SliceTarget arg_target;          /* --backend, --cgroup-root, --parent, --cgroup-layout */
 
 /* The effective config paths (defaults filled in). */
 ConfPaths conf_paths(void);

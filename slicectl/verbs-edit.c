@@ -166,7 +166,7 @@ static int load_config_and_slices(RuleSet *rs, SliceBackend *b, SliceList *slice
         if (r < 0)
                 return r;
         *ret_backend = true;
-        r = backend_open(b, e);
+        r = backend_open(b, &arg_target, e);
         if (r < 0)
                 return r;
         return b->ops->read_all(b, 0, slices, e);
@@ -426,7 +426,7 @@ int verb_gc(int argc, char **argv) {
         r = require_root("gc", "removes cgroups");
         if (r < 0)
                 return r;
-        r = backend_open(&b, &e);
+        r = backend_open(&b, &arg_target, &e);
         if (r < 0)
                 return log_error(r, "%s", e.code ? e.msg : strerror(-r));
         r = b.ops->read_all(&b, SLICE_READ_SCOPES, &before, &e);

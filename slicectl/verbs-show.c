@@ -25,7 +25,7 @@ static void backend_closep(SliceBackend *b) {
 
 static int open_backend(SliceBackend *b) {
         CsError e = {};
-        int r = backend_open(b, &e);
+        int r = backend_open(b, &arg_target, &e);
 
         if (r < 0)
                 return log_error(r, "%s", e.code ? e.msg : strerror(-r));

@@ -8,7 +8,7 @@
 
 #include "cpu-value.h"
 #include "rows.h"
-#include "slicectl.h"
+#include "slicectl-util.h"
 
 static uint64_t now_usec(void) {
         struct timespec ts;
@@ -60,8 +60,8 @@ static int prime(SliceBackend *b, Sampler *s, CsError *e) {
         if (s->n_prev > 1)
                 qsort(s->prev, s->n_prev, sizeof *s->prev, cmp_sample);
         s->primed = true;
-        if (arg_interval_usec > 0)
-                sleep_usec(arg_interval_usec);
+        if (s->interval_usec > 0)
+                sleep_usec(s->interval_usec);
         return 0;
 }
 
@@ -89,25 +89,6 @@ static int sample(Sampler *s, Rows *rows, uint64_t t) {
         return 0; /* rows come sorted by uid: so is cur */
 }
 
-int ident_for_uid(uid_t uid, UserIdent *ret) {
-        static const char *const none[] = { NULL };
-        UserIdent u = { .uid = uid, .gid = (gid_t) -1 };
-        int r;
-
-        r = user_lookup_uid(uid, ret);
-        if (r != -ENOENT)
-                return r;
-        if (asprintf(&u.name, "%u", (unsigned) uid) < 0)
-                return -ENOMEM;
-        r = user_set_groups(&u, none);
-        if (r < 0) {
-                user_done(&u);
-                return r;
-        }
-        *ret = u;
-        return 0;
-}
-
 static int fill_row(Rows *rows, SliceRow *row, bool v2) {
         UserIdent u = {};
         int r;
@@ -131,7 +112,7 @@ static int fill_row(Rows *rows, SliceRow *row, bool v2) {
         return 0;
 }
 
-int rows_collect(SliceBackend *b, Sampler *s, SliceReadFlags flags, Rows *ret, CsError *e) {
+int rows_collect(SliceBackend *b, Sampler *s, const ConfPaths *conf, SliceReadFlags flags, Rows *ret, CsError *e) {
         Rows rows = {};
         SliceList l = {};
         uint64_t t0, t1;
@@ -149,7 +130,7 @@ int rows_collect(SliceBackend *b, Sampler *s, SliceReadFlags flags, Rows *ret, C
                 return r;
         t1 = now_usec();
         /* the config only sharpens the v1 weight; a config we cannot read is not an error here */
-        (void) conf_load(&rows.rules, &arg_conf, CONF_PERMS_ENFORCE, &d);
+        (void) conf_load(&rows.rules, conf, CONF_PERMS_ENFORCE, &d);
         diag_list_free(&d);
         rows.rows = calloc(l.n ? l.n : 1, sizeof *rows.rows);
         if (!rows.rows) {
@@ -191,7 +172,7 @@ void rows_free(Rows *r) {
 
 void sampler_done(Sampler *s) {
         free(s->prev);
-        *s = (Sampler) {};
+        *s = (Sampler) { .interval_usec = s->interval_usec };
 }
 
 unsigned slice_drift(bool v2, const SliceInfo *info, const CpuKernelValues *k) {

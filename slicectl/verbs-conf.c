@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The config-only verbs: explain and check. Neither needs a cgroup, nor a session. */
 #include <errno.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu-value.h"
 #include "login-policy.h"
-#include "slicectl.h"
+#include "slicectl-util.h"
+#include "verbs.h"
 #include "table.h"
 
 static const char *setting_value(const Resolved *res, Setting s, char buf[static CPU_FORMAT_MAX]) {
@@ -110,14 +109,6 @@ static void check_names(const RuleSet *rs, DiagList *d) {
                 if (unknown)
                         diag_add(d, DIAG_WARNING, rule_file(rs, r), r->line, "unknown %s '%s'", unknown, r->domain.name);
         }
-}
-
-const char *domain_unknown_kind(const Domain *d) {
-        if (d->type == DOMAIN_USER && !getpwnam(d->name))
-                return "user";
-        if (d->type == DOMAIN_GROUP && !getgrnam(d->name))
-                return "group";
-        return NULL;
 }
 
 int verb_check(int argc, char **argv) {

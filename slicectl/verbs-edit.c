@@ -10,7 +10,8 @@
 #include "cpu-value.h"
 #include "login-policy.h"
 #include "rows.h"
-#include "slicectl.h"
+#include "slicectl-util.h"
+#include "verbs.h"
 
 #define SHADOW_REPORT_MAX 10
 

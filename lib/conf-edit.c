@@ -34,14 +34,6 @@ static void line_done(ConfEditLine *l) {
         *l = (ConfEditLine) {};
 }
 
-static bool domain_equal(const Domain *a, const Domain *b) {
-        if (a->type != b->type)
-                return false;
-        if (a->type == DOMAIN_USER || a->type == DOMAIN_GROUP)
-                return strcmp(a->name, b->name) == 0;
-        return a->uid_min == b->uid_min && a->uid_max == b->uid_max;
-}
-
 static int push_line(ConfEdit *ed, ConfEditLine *l) {
         ConfEditLine *lines = realloc(ed->lines, (ed->n + 1) * sizeof *lines);
 

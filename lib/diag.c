@@ -19,14 +19,8 @@ int diag_add(DiagList *l, DiagLevel level, const char *file, unsigned line, cons
                 return -ENOMEM;
         if (file && !(f = strdup(file)))
                 return -ENOMEM;
-        if (l->n == l->cap) {
-                size_t cap = l->cap ? l->cap * 2 : 8;
-                Diag *items = realloc(l->items, cap * sizeof *items);
-                if (!items)
-                        return -ENOMEM;
-                l->items = items;
-                l->cap = cap;
-        }
+        if (!GREEDY_REALLOC(l->items, l->cap, l->n + 1))
+                return -ENOMEM;
         l->items[l->n++] = (Diag) { level, TAKE_PTR(f), line, TAKE_PTR(msg) };
         return 0;
 }

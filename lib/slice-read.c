@@ -186,14 +186,8 @@ static int read_scopes(Cgfs *c, int slice_fd, SliceReadFlags flags, SliceInfo *s
                         s->n_scopes++;
                         continue;
                 }
-                if (s->n_scopes == cap) {
-                        size_t k = cap ? cap * 2 : 4;
-                        ScopeInfo *sc = realloc(s->scopes, k * sizeof *sc);
-                        if (!sc)
-                                return -ENOMEM;
-                        s->scopes = sc;
-                        cap = k;
-                }
+                if (!GREEDY_REALLOC(s->scopes, cap, s->n_scopes + 1))
+                        return -ENOMEM;
                 r = read_scope(c, slice_fd, de->d_name, flags, &s->scopes[s->n_scopes]);
                 if (r < 0)
                         return r;
@@ -285,14 +279,8 @@ static int visit_all(Cgfs *c, int slice_fd, uid_t uid, void *userdata, CsError *
         AllState *st = userdata;
         SliceList *l = st->list;
 
-        if (l->n == st->cap) {
-                size_t k = st->cap ? st->cap * 2 : 64;
-                SliceInfo *s = realloc(l->slices, k * sizeof *s);
-                if (!s)
-                        return -ENOMEM;
-                l->slices = s;
-                st->cap = k;
-        }
+        if (!GREEDY_REALLOC(l->slices, st->cap, l->n + 1))
+                return -ENOMEM;
         int r = read_slice(c, slice_fd, st->acct_root, uid, st->flags, &l->slices[l->n], e);
         if (r < 0)
                 return r;
@@ -349,14 +337,8 @@ typedef struct UsageState {
 static int visit_usage(Cgfs *c, int slice_fd, uid_t uid, void *userdata, CsError *e) {
         UsageState *st = userdata;
 
-        if (st->n == st->cap) {
-                size_t k = st->cap ? st->cap * 2 : 64;
-                UsageSample *s = realloc(st->samples, k * sizeof *s);
-                if (!s)
-                        return -ENOMEM;
-                st->samples = s;
-                st->cap = k;
-        }
+        if (!GREEDY_REALLOC(st->samples, st->cap, st->n + 1))
+                return -ENOMEM;
         st->samples[st->n++] = (UsageSample) { uid, read_usage(c, slice_fd, st->v2) };
         return 0;
 }

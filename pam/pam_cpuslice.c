@@ -184,7 +184,7 @@ static int apply_with_plugin(Login *l, const SystemdPlugin *plugin, uint64_t dea
         describe_scope(l, desc, sizeof desc);
         r = plugin->open_session(&req, &res, &e);
         if (r < 0)
-                return fail(l, "%s", e.msg[0] ? e.msg : strerror(-r));
+                return fail(l, "%s", cs_error_text(&e, r));
         if (res.idle_fallback)
                 pam_syslog(l->h, LOG_WARNING, "%s: this systemd does not support CPUWeight=idle; used CPUWeight=1",
                            l->user_esc);
@@ -265,7 +265,7 @@ static int apply_cgroupfs(Login *l) {
         }
         if (r < 0) {
                 session_free(l->h, st, 0);
-                return fail(l, "%s", e.msg[0] ? e.msg : strerror(-r));
+                return fail(l, "%s", cs_error_text(&e, r));
         }
         if (!st->s.scope[0]) {
                 if (l->args.debug)
@@ -337,7 +337,7 @@ _public_ PAM_EXTERN int pam_sm_close_session(pam_handle_t *h, int flags, int arg
         (void) pam_set_data(h, SESSION_DATA, NULL, NULL);
         (void) pam_set_data(h, PLACED_DATA, NULL, NULL);
         if (r < 0) {
-                pam_syslog(h, LOG_ERR, "%s: closing the session: %s", l.user_esc, e.msg[0] ? e.msg : strerror(-r));
+                pam_syslog(h, LOG_ERR, "%s: closing the session: %s", l.user_esc, cs_error_text(&e, r));
                 return l.args.strict ? PAM_SESSION_ERR : PAM_IGNORE;
         }
         return PAM_SUCCESS;

@@ -9,20 +9,7 @@
 #include "cpu-value.h"
 #include "rows.h"
 #include "slicectl-util.h"
-
-static uint64_t now_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-}
-
-static void sleep_usec(uint64_t usec) {
-        struct timespec ts = { (time_t) (usec / USEC_PER_SEC), (long) (usec % USEC_PER_SEC) * 1000 };
-
-        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-                ;
-}
+#include "time-util.h"
 
 uint64_t row_weight(bool v2, const SliceInfo *info, const Resolved *res) {
         if (info->idle)

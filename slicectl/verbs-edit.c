@@ -25,14 +25,6 @@ static const char *edit_dir(void) {
         return arg_runtime ? p.run_dir : p.drop_in_dir;
 }
 
-static bool same_domain(const Domain *a, const Domain *b) {
-        if (a->type != b->type)
-                return false;
-        if (a->type == DOMAIN_USER || a->type == DOMAIN_GROUP)
-                return strcmp(a->name, b->name) == 0;
-        return a->uid_min == b->uid_min && a->uid_max == b->uid_max;
-}
-
 /* The domain as given on the command line: well-formed. A name NSS does not know is the rule
  * check has: a warning (the line is valid and matches no one until the name exists, e.g. an
  * LDAP group that is not reachable right now). */
@@ -147,7 +139,7 @@ static int apply_running(SliceBackend *b, const RuleSet *rs, const ApplyFilter *
                         continue;
                 }
                 if (r < 0) {
-                        log_error(r, "%s: applying %s: %s", u.name, what, e.code ? e.msg : strerror(-r));
+                        log_error(r, "%s: applying %s: %s", u.name, what, cs_error_text(&e, r));
                         failed++;
                         continue;
                 }
@@ -186,7 +178,7 @@ static int apply_live(const Domain *domain, unsigned mask, const char *path) {
         r = load_config_and_slices(&rs, &b, &slices, &backend, &e);
         if (r < 0 && backend)
                 return log_error(r, "saved to %s, but not applied to running slices: %s", path,
-                                 e.code ? e.msg : strerror(-r));
+                                 cs_error_text(&e, r));
         if (r < 0)
                 return r;
         if (apply_running(&b, &rs, &f, &slices) > 0)
@@ -222,7 +214,7 @@ static int apply_live(const Domain *domain, unsigned mask, const char *path) {
 
                         if (!(mask & (1u << s)) || !w)
                                 continue;
-                        if (strcmp(rule_file(&rs, w), path) == 0 && same_domain(&w->domain, domain))
+                        if (strcmp(rule_file(&rs, w), path) == 0 && domain_equal(&w->domain, domain))
                                 continue;
                         if (++shadowed <= SHADOW_REPORT_MAX)
                                 log_warning("%s: %s= still comes from %s:%u (%s): %s", u.name, setting_to_string(s),
@@ -265,7 +257,7 @@ static int open_drop_in(const char *verb, const char *dir, ConfEdit *ed) {
                 return r;
         r = conf_edit_open(dir, NULL, ed, &e);
         if (r < 0)
-                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
+                return log_error(r, "%s", cs_error_text(&e, r));
         return 0;
 }
 
@@ -303,7 +295,7 @@ int verb_set(int argc, char **argv) {
                 return log_error(r, "%s; nothing written", why ? why : "invalid setting");
         r = conf_edit_commit(&ed, &e);
         if (r < 0)
-                return log_error(r, "%s; %s left as it was", e.code ? e.msg : strerror(-r), ed.path);
+                return log_error(r, "%s; %s left as it was", cs_error_text(&e, r), ed.path);
         path = strdup(ed.path);
         if (!path)
                 return log_error(-ENOMEM, "out of memory");
@@ -357,7 +349,7 @@ int verb_unset(int argc, char **argv) {
         }
         r = conf_edit_commit(&ed, &e);
         if (r < 0)
-                return log_error(r, "%s; %s left as it was", e.code ? e.msg : strerror(-r), ed.path);
+                return log_error(r, "%s; %s left as it was", cs_error_text(&e, r), ed.path);
         path = strdup(ed.path);
         if (!path)
                 return log_error(-ENOMEM, "out of memory");
@@ -398,7 +390,7 @@ int verb_apply(int argc, char **argv) {
                 return r;
         r = load_config_and_slices(&rs, &b, &slices, &backend, &e);
         if (r < 0 && backend)
-                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
+                return log_error(r, "%s", cs_error_text(&e, r));
         if (r < 0)
                 return r;
         r = apply_running(&b, &rs, &f, &slices) > 0 ? -EIO : 0;
@@ -429,14 +421,14 @@ int verb_gc(int argc, char **argv) {
                 return r;
         r = backend_open(&b, &arg_target, &e);
         if (r < 0)
-                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
+                return log_error(r, "%s", cs_error_text(&e, r));
         r = b.ops->read_all(&b, SLICE_READ_SCOPES, &before, &e);
         if (r >= 0)
                 r = b.ops->gc(&b, &e);
         if (r >= 0)
                 r = b.ops->read_all(&b, SLICE_READ_SCOPES, &after, &e);
         if (r < 0)
-                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
+                return log_error(r, "%s", cs_error_text(&e, r));
         /* one line per removed slice or scope, as systemctl names what it removed */
         for (size_t i = 0, j = 0; i < before.n; i++) {
                 const SliceInfo *was = &before.slices[i];

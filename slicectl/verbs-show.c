@@ -29,7 +29,7 @@ static int open_backend(SliceBackend *b) {
         int r = backend_open(b, &arg_target, &e);
 
         if (r < 0)
-                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
+                return log_error(r, "%s", cs_error_text(&e, r));
         return 0;
 }
 
@@ -38,7 +38,7 @@ static int collect(SliceBackend *b, Sampler *s, SliceReadFlags flags, Rows *ret)
         int r = rows_collect(b, s, &arg_conf, flags, ret, &e);
 
         if (r < 0)
-                return log_error(r, "reading the user slices: %s", e.code ? e.msg : strerror(-r));
+                return log_error(r, "reading the user slices: %s", cs_error_text(&e, r));
         return 0;
 }
 
@@ -312,7 +312,7 @@ int verb_status(int argc, char **argv) {
                 return r;
         r = b.ops->read_one(&b, u.uid, SLICE_READ_PROCS, &info, &e);
         if (r < 0 && r != -ENOENT)
-                return log_error(r, "reading the slice of %s: %s", u.name, e.code ? e.msg : strerror(-r));
+                return log_error(r, "reading the slice of %s: %s", u.name, cs_error_text(&e, r));
         have_slice = r >= 0;
 
         slice_name(u.uid, slice);

@@ -612,10 +612,6 @@ static bool is_user_slice_name(const char *n) {
         return slice_name_to_uid(n, &uid) >= 0;
 }
 
-static bool is_scope_name(const char *n) {
-        size_t len = strlen(n);
-        return len > 6 && strcmp(n + len - 6, ".scope") == 0;
-}
 
 /* Calls fn(dirfd, name) for each subdirectory of dirfd whose name passes filter. */
 static int for_each_subdir(int dirfd, bool (*filter)(const char *), int (*fn)(Cgfs *, int, const char *, CsError *),
@@ -651,7 +647,7 @@ static int gc_slice(Cgfs *c, int root, const char *slice, CsError *e) {
                 return 0;
         if (fd < 0)
                 return fd;
-        n = for_each_subdir(fd, is_scope_name, remove_dir, c, e);
+        n = for_each_subdir(fd, scope_name_valid, remove_dir, c, e);
         if (n < 0)
                 return n;
         r = remove_dir(c, root, slice, e);

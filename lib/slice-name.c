@@ -34,6 +34,12 @@ bool session_id_valid(const char *id) {
         return name_is_safe(id, SESSION_ID_MAX);
 }
 
+bool scope_name_valid(const char *name) {
+        size_t k = strlen(name);
+
+        return name[0] != '.' && k > 6 && strcmp(name + k - 6, ".scope") == 0;
+}
+
 const char *scope_name(const char *session_id, char buf[static SLICE_NAME_MAX]) {
         if (!session_id_valid(session_id))
                 return NULL;

@@ -18,6 +18,8 @@ int slice_name_to_uid(const char *name, uid_t *ret);
 /* A session id that can name a scope: [A-Za-z0-9_-]{1,64}. The PAM environment can be
  * user-influenced (pam_env): never a path character. */
 bool session_id_valid(const char *id);
+/* A scope below a user slice, as list shows and gc removes it: "*.scope", not hidden. */
+bool scope_name_valid(const char *name);
 /* "session-ID.scope" when the id is valid, else NULL (the caller falls back to pam-PID). */
 const char *scope_name(const char *session_id, char buf[static SLICE_NAME_MAX]);
 /* Whether a process's cgroup path (from /proc/PID/cgroup) lies in uid's slice: it starts with

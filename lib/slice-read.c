@@ -146,11 +146,6 @@ static int read_scope(Cgfs *c, int slice_fd, const char *name, SliceReadFlags fl
         return 0;
 }
 
-static bool is_scope_name(const char *n) {
-        size_t k = strlen(n);
-
-        return n[0] != '.' && k > 6 && strcmp(n + k - 6, ".scope") == 0;
-}
 
 static int cmp_scope(const void *a, const void *b) {
         return strverscmp(((const ScopeInfo *) a)->name, ((const ScopeInfo *) b)->name);
@@ -180,7 +175,7 @@ static int read_scopes(Cgfs *c, int slice_fd, SliceReadFlags flags, SliceInfo *s
         if (r < 0)
                 return r;
         while ((de = readdir(d))) {
-                if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) || !is_scope_name(de->d_name))
+                if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) || !scope_name_valid(de->d_name))
                         continue;
                 if (!(flags & SLICE_READ_SCOPES)) {
                         s->n_scopes++;

@@ -1712,6 +1712,7 @@ static void test_gc(void **state) {
                                 "user-1003.slice",                     /* no scopes: removed */
                                 "user-1004.slice/notascope",           /* not a scope: kept, and the slice */
                                 "user-1005.slice/.scope",              /* not a scope name */
+                                "user-1005.slice/.x.scope",            /* hidden: list does not show it */
                                 "user-abc.slice",                      /* not a uid */
                                 "user-.slice",
                                 "user-1006.slice.bak",
@@ -1756,6 +1757,7 @@ static void test_gc(void **state) {
                                      "user-1004.slice/notascope/cgroup.procs = ",
                                      "user-1005.slice/",
                                      "user-1005.slice/.scope/", "user-1005.slice/.scope/cgroup.procs = ",
+                                     "user-1005.slice/.x.scope/", "user-1005.slice/.x.scope/cgroup.procs = ",
                                      "user-abc.slice/", "user-abc.slice/cgroup.procs = ",
                                      "user-.slice/", "user-.slice/cgroup.procs = ",
                                      "user-1006.slice.bak/", "user-1006.slice.bak/cgroup.procs = ",

@@ -61,6 +61,16 @@ static void test_name_to_uid(void **state) {
         assert_int_equal(slice_name_to_uid("user.slice", &uid), -EINVAL);
 }
 
+static void test_scope_name_valid(void **state) {
+        assert_true(scope_name_valid("session-3.scope"));
+        assert_true(scope_name_valid("x.scope"));
+        assert_false(scope_name_valid(".scope"));
+        assert_false(scope_name_valid(".x.scope"));
+        assert_false(scope_name_valid("session-3.scopex"));
+        assert_false(scope_name_valid("session-3.slice"));
+        assert_false(scope_name_valid(""));
+}
+
 static void test_path_in_slice(void **state) {
         static const struct {
                 const char *path, *parent;
@@ -89,6 +99,7 @@ int main(void) {
                 cmocka_unit_test(test_slice_name),
                 cmocka_unit_test(test_scope_name),
                 cmocka_unit_test(test_name_to_uid),
+                cmocka_unit_test(test_scope_name_valid),
                 cmocka_unit_test(test_path_in_slice),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -104,7 +104,7 @@ static int parse_text(ConfEdit *ed, const char *buf, size_t len) {
 /* What the module would refuse to read (conf_check_stat, its own rule), slicectl refuses to edit:
  * rewriting it would hide the problem and still leave every login without its settings. */
 static int check_like_module(int fd, const char *path, CsError *e) {
-        _cleanup_(diag_list_free) DiagList d = {};
+        _cleanup_(diag_list_done) DiagList d = {};
         struct stat st;
         int r;
 

@@ -43,7 +43,7 @@ const char *diag_format(const Diag *d, char *buf, size_t n) {
         return buf;
 }
 
-void diag_list_free(DiagList *l) {
+void diag_list_done(DiagList *l) {
         for (size_t i = 0; i < l->n; i++) {
                 free(l->items[i].file);
                 free(l->items[i].msg);

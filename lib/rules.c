@@ -60,7 +60,7 @@ void rule_done(Rule *r) {
         r->text = NULL;
 }
 
-void ruleset_free(RuleSet *rs) {
+void ruleset_done(RuleSet *rs) {
         for (size_t i = 0; i < rs->n; i++)
                 rule_done(&rs->rules[i]);
         for (size_t i = 0; i < rs->n_files; i++)

@@ -299,7 +299,7 @@ int slice_read_all(Cgfs *c, SliceReadFlags flags, SliceList *ret, CsError *e) {
         st.acct_root = acct_root;
         r = for_each_slice(c, cpu_root, visit_all, &st, e);
         if (r < 0) {
-                slice_list_free(&l);
+                slice_list_done(&l);
                 return r;
         }
         if (l.n > 1)
@@ -374,7 +374,7 @@ void slice_info_done(SliceInfo *s) {
         *s = (SliceInfo) {};
 }
 
-void slice_list_free(SliceList *l) {
+void slice_list_done(SliceList *l) {
         for (size_t i = 0; i < l->n; i++)
                 slice_info_done(&l->slices[i]);
         free(l->slices);

@@ -64,4 +64,4 @@ int slice_read_one(Cgfs *c, uid_t uid, SliceReadFlags flags, SliceInfo *ret, CsE
 int slice_read_usage(Cgfs *c, UsageSample **ret, size_t *ret_n, CsError *e);
 
 void slice_info_done(SliceInfo *s);
-void slice_list_free(SliceList *l);
+void slice_list_done(SliceList *l);

@@ -45,8 +45,8 @@ typedef struct Login {
 
 static void login_done(Login *l) {
         user_done(&l->user);
-        ruleset_free(&l->rules);
-        diag_list_free(&l->diags);
+        ruleset_done(&l->rules);
+        diag_list_done(&l->diags);
 }
 
 /* The one log line of a failure; the login proceeds unless `strict`. */

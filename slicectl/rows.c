@@ -118,11 +118,11 @@ int rows_collect(SliceBackend *b, Sampler *s, const ConfPaths *conf, SliceReadFl
         t1 = now_usec();
         /* the config only sharpens the v1 weight; a config we cannot read is not an error here */
         (void) conf_load(&rows.rules, conf, CONF_PERMS_ENFORCE, &d);
-        diag_list_free(&d);
+        diag_list_done(&d);
         rows.rows = calloc(l.n ? l.n : 1, sizeof *rows.rows);
         if (!rows.rows) {
-                slice_list_free(&l);
-                ruleset_free(&rows.rules);
+                slice_list_done(&l);
+                ruleset_done(&rows.rules);
                 return -ENOMEM;
         }
         for (size_t i = 0; i < l.n; i++) {
@@ -133,7 +133,7 @@ int rows_collect(SliceBackend *b, Sampler *s, const ConfPaths *conf, SliceReadFl
                 if (r < 0)
                         goto fail;
         }
-        slice_list_free(&l);
+        slice_list_done(&l);
         if (s) {
                 r = sample(s, &rows, (t0 + t1) / 2);
                 if (r < 0)
@@ -142,18 +142,18 @@ int rows_collect(SliceBackend *b, Sampler *s, const ConfPaths *conf, SliceReadFl
         *ret = rows;
         return 0;
 fail:
-        slice_list_free(&l);
-        rows_free(&rows);
+        slice_list_done(&l);
+        rows_done(&rows);
         return r;
 }
 
-void rows_free(Rows *r) {
+void rows_done(Rows *r) {
         for (size_t i = 0; i < r->n; i++) {
                 slice_info_done(&r->rows[i].info);
                 free(r->rows[i].user);
         }
         free(r->rows);
-        ruleset_free(&r->rules);
+        ruleset_done(&r->rules);
         *r = (Rows) {};
 }
 

@@ -38,7 +38,7 @@ typedef struct Sampler {
 
 /* conf: the config, read only to sharpen the v1 weight (a config we cannot read is no error here) */
 int rows_collect(SliceBackend *b, Sampler *s, const ConfPaths *conf, SliceReadFlags flags, Rows *ret, CsError *e);
-void rows_free(Rows *r);
+void rows_done(Rows *r);
 void sampler_done(Sampler *s);
 
 /* The weight a kernel value stands for: v2 cpu.weight, or v1 cpu.shares mapped back (lossy:

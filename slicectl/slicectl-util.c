@@ -35,7 +35,7 @@ ConfPaths conf_paths(void) {
 }
 
 static int load_config_full(RuleSet *rs, bool warnings) {
-        _cleanup_(diag_list_free) DiagList d = {};
+        _cleanup_(diag_list_done) DiagList d = {};
         char buf[1024];
         int r;
 
@@ -58,7 +58,7 @@ int load_config(RuleSet *rs) {
 }
 
 int check_config_accepted(void) {
-        _cleanup_(ruleset_free) RuleSet rs = {};
+        _cleanup_(ruleset_done) RuleSet rs = {};
 
         return load_config_full(&rs, false);
 }

@@ -41,7 +41,7 @@ static void print_loser(const RuleSet *rs, const Rule *loser, const Rule *winner
 }
 
 int verb_explain(int argc, char **argv) {
-        _cleanup_(ruleset_free) RuleSet rs = {};
+        _cleanup_(ruleset_done) RuleSet rs = {};
         _cleanup_(user_done) UserIdent u = {};
         Resolved res;
         int r;
@@ -112,8 +112,8 @@ static void check_names(const RuleSet *rs, DiagList *d) {
 }
 
 int verb_check(int argc, char **argv) {
-        _cleanup_(ruleset_free) RuleSet rs = {};
-        _cleanup_(diag_list_free) DiagList d = {};
+        _cleanup_(ruleset_done) RuleSet rs = {};
+        _cleanup_(diag_list_done) DiagList d = {};
         size_t errors;
         int r = 0;
 

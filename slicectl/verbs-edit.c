@@ -167,8 +167,8 @@ static int load_config_and_slices(RuleSet *rs, SliceBackend *b, SliceList *slice
 
 static int apply_live(const Domain *domain, unsigned mask, const char *path) {
         _cleanup_(backend_closep) SliceBackend b = {};
-        _cleanup_(ruleset_free) RuleSet rs = {};
-        _cleanup_(slice_list_free) SliceList slices = {};
+        _cleanup_(ruleset_done) RuleSet rs = {};
+        _cleanup_(slice_list_done) SliceList slices = {};
         ApplyFilter f = { .domain = domain, .verbose = true };
         CsError e = {};
         size_t shadowed = 0;
@@ -360,8 +360,8 @@ int verb_unset(int argc, char **argv) {
 
 int verb_apply(int argc, char **argv) {
         _cleanup_(backend_closep) SliceBackend b = {};
-        _cleanup_(ruleset_free) RuleSet rs = {};
-        _cleanup_(slice_list_free) SliceList slices = {};
+        _cleanup_(ruleset_done) RuleSet rs = {};
+        _cleanup_(slice_list_done) SliceList slices = {};
         _cleanup_free_ uid_t *uids = NULL;
         _cleanup_free_ bool *seen = NULL;
         ApplyFilter f = { .verbose = true, .warn_left_alone = true };
@@ -410,7 +410,7 @@ static bool has_scope(const SliceInfo *s, const char *name) {
 
 int verb_gc(int argc, char **argv) {
         _cleanup_(backend_closep) SliceBackend b = {};
-        _cleanup_(slice_list_free) SliceList before = {}, after = {};
+        _cleanup_(slice_list_done) SliceList before = {}, after = {};
         CsError e = {};
         int r;
 

@@ -60,7 +60,7 @@ static int table_setup(TableControl *ctl, SliceBackend *b) {
 int verb_list(int argc, char **argv) {
         _cleanup_(backend_closep) SliceBackend b = {};
         _cleanup_(sampler_done) Sampler s = { .interval_usec = arg_interval_usec };
-        _cleanup_(rows_free) Rows rows = {};
+        _cleanup_(rows_done) Rows rows = {};
         TableControl ctl;
         int r;
 
@@ -161,7 +161,7 @@ int verb_top(int argc, char **argv) {
         if (interactive && raw_terminal() < 0)
                 interactive = false;
         for (unsigned i = 1;; i++) {
-                _cleanup_(rows_free) Rows rows = {};
+                _cleanup_(rows_done) Rows rows = {};
 
                 r = collect(&b, &s, 0, &rows);
                 if (r < 0)
@@ -291,7 +291,7 @@ static void print_sessions(const SliceInfo *info) {
 
 int verb_status(int argc, char **argv) {
         _cleanup_(backend_closep) SliceBackend b = {};
-        _cleanup_(ruleset_free) RuleSet rs = {};
+        _cleanup_(ruleset_done) RuleSet rs = {};
         _cleanup_(user_done) UserIdent u = {};
         SliceInfo info = {};
         StatusLine lines[_SETTING_MAX];

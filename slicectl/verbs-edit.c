@@ -261,12 +261,30 @@ static int open_drop_in(const char *verb, const char *dir, ConfEdit *ed) {
         return 0;
 }
 
+/* set and unset after the edit: written, the lock let go (not needed for the live part), one
+ * line each on stdout and in syslog, then the running slices */
+static int commit_and_apply(ConfEdit *ed, const char *verb, int argc, char **argv, const Domain *d,
+                            unsigned mask) {
+        _cleanup_free_ char *path = NULL;
+        CsError e = {};
+        int r;
+
+        r = conf_edit_commit(ed, &e);
+        if (r < 0)
+                return log_error(r, "%s; %s left as it was", cs_error_text(&e, r), ed->path);
+        path = strdup(ed->path);
+        if (!path)
+                return log_error(-ENOMEM, "out of memory");
+        conf_edit_done(ed);
+        report_edit(verb, argc, argv, "in", path);
+        return apply_live(d, mask, path);
+}
+
 int verb_set(int argc, char **argv) {
         _cleanup_(conf_edit_donep) ConfEdit ed = { .dir_fd = -EBADF, .lock_fd = -EBADF };
         _cleanup_(domain_done) Domain d = {};
-        _cleanup_free_ char *why = NULL, *path = NULL;
+        _cleanup_free_ char *why = NULL;
         const char *dir = edit_dir();
-        CsError e = {};
         unsigned mask = 0;
         int r;
 
@@ -293,23 +311,14 @@ int verb_set(int argc, char **argv) {
                 return log_error(r, "out of memory");
         if (r < 0)
                 return log_error(r, "%s; nothing written", why ? why : "invalid setting");
-        r = conf_edit_commit(&ed, &e);
-        if (r < 0)
-                return log_error(r, "%s; %s left as it was", cs_error_text(&e, r), ed.path);
-        path = strdup(ed.path);
-        if (!path)
-                return log_error(-ENOMEM, "out of memory");
-        conf_edit_done(&ed); /* the lock is not needed for the live part */
-        report_edit("Set", argc, argv, "in", path);
-        return apply_live(&d, mask, path);
+        return commit_and_apply(&ed, "Set", argc, argv, &d, mask);
 }
 
 int verb_unset(int argc, char **argv) {
         _cleanup_(conf_edit_donep) ConfEdit ed = { .dir_fd = -EBADF, .lock_fd = -EBADF };
         _cleanup_(domain_done) Domain d = {};
-        _cleanup_free_ char *why = NULL, *path = NULL;
+        _cleanup_free_ char *why = NULL;
         const char *dir = edit_dir();
-        CsError e = {};
         unsigned mask = 0;
         int r, removed;
 
@@ -347,15 +356,7 @@ int verb_unset(int argc, char **argv) {
                 log_warning("%s sets nothing of that for %s; nothing changed", ed.path, argv[1]);
                 return 0;
         }
-        r = conf_edit_commit(&ed, &e);
-        if (r < 0)
-                return log_error(r, "%s; %s left as it was", cs_error_text(&e, r), ed.path);
-        path = strdup(ed.path);
-        if (!path)
-                return log_error(-ENOMEM, "out of memory");
-        conf_edit_done(&ed);
-        report_edit("Unset", argc, argv, "in", path);
-        return apply_live(&d, 0, path);
+        return commit_and_apply(&ed, "Unset", argc, argv, &d, 0);
 }
 
 int verb_apply(int argc, char **argv) {

@@ -14,7 +14,6 @@
 
 #include "backend-cgroupfs.h"
 #include "macro.h"
-#include "parse-util.h"
 
 #define CGFS_FILE_MAX (64 * 1024)
 /* a close removing the slice between our mkdir and our write is retried this often */
@@ -90,18 +89,6 @@ void cgfs_close(Cgfs *c) {
         cgroup_layout_done(&c->layout);
         free(c->parent);
         c->parent = NULL;
-}
-
-void cgfs_slice_name(uid_t uid, char buf[static CGFS_NAME_MAX]) {
-        slice_name(uid, buf);
-}
-
-const char *cgfs_scope_name(const char *session_id, char buf[static CGFS_NAME_MAX]) {
-        /* the PAM environment can be user-influenced (pam_env): never a path character */
-        if (!name_is_safe(session_id, CGFS_SESSION_ID_MAX))
-                return NULL;
-        snprintf(buf, CGFS_NAME_MAX, "session-%s.scope", session_id);
-        return buf;
 }
 
 static bool is_cgroupfs(const struct statfs *s) {
@@ -278,9 +265,9 @@ static int open_hierarchy(Cgfs *c, const CgroupHierarchy *h, CsError *e) {
 /* <hierarchy>/<parent>/user.slice[/user-UID.slice] */
 static int open_slice_path(Cgfs *c, const CgroupHierarchy *h, uid_t uid, WalkFlags flags, CsError *e) {
         _cleanup_close_ int hfd = -EBADF;
-        char path[PATH_MAX], slice[CGFS_NAME_MAX];
+        char path[PATH_MAX], slice[SLICE_NAME_MAX];
 
-        cgfs_slice_name(uid, slice);
+        slice_name(uid, slice);
         snprintf(path, sizeof path, "%s/user.slice/%s", c->parent, slice);
         if (uid == (uid_t) -1)
                 snprintf(path, sizeof path, "%s/user.slice", c->parent);
@@ -330,7 +317,7 @@ static int write_settings(Cgfs *c, int fd, const CpuKernelValues *k, CsError *e)
 
 static int slice_apply(Cgfs *c, uid_t uid, const CpuKernelValues *k, WalkFlags flags, int *ret_fd, CsError *e) {
         _cleanup_close_ int fd = -EBADF;
-        char slice[CGFS_NAME_MAX];
+        char slice[SLICE_NAME_MAX];
         int r;
 
         fd = open_slice_path(c, &c->layout.cpu, uid, flags, e);
@@ -344,7 +331,7 @@ static int slice_apply(Cgfs *c, uid_t uid, const CpuKernelValues *k, WalkFlags f
         }
         r = write_settings(c, fd, k, e);
         if (r < 0) {
-                cgfs_slice_name(uid, slice);
+                slice_name(uid, slice);
                 cs_error_prefix(e, "%s: ", slice);
                 return r;
         }
@@ -467,10 +454,10 @@ static int remove_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
 
 static int remove_scope_and_slice(Cgfs *c, const CgroupHierarchy *h, uid_t uid, const char *scope, CsError *e) {
         _cleanup_close_ int root = -EBADF, slice_fd = -EBADF;
-        char slice[CGFS_NAME_MAX];
+        char slice[SLICE_NAME_MAX];
         int r;
 
-        cgfs_slice_name(uid, slice);
+        slice_name(uid, slice);
         root = open_slice_path(c, h, (uid_t) -1, 0, e);
         if (root == -ENOENT)
                 return 0;
@@ -514,12 +501,12 @@ void cgfs_session_done(CgfsSession *s) {
 
 /* session-ID.scope, or session-pam-PID[-N].scope when the PAM environment gives no usable id.
  * *created: name holds the scope an earlier attempt made; it is reused, not left behind for a new -N */
-static int make_scope(Cgfs *c, int slice_fd, const char *session_id, pid_t pid, char name[static CGFS_NAME_MAX],
+static int make_scope(Cgfs *c, int slice_fd, const char *session_id, pid_t pid, char name[static SLICE_NAME_MAX],
                       bool *created, CsError *e) {
-        char id[CGFS_SESSION_ID_MAX + 1];
+        char id[SESSION_ID_MAX + 1];
         int r;
 
-        if (*created || (session_id && cgfs_scope_name(session_id, name))) {
+        if (*created || (session_id && scope_name(session_id, name))) {
                 r = make_dir(c, slice_fd, name, e);
                 *created = *created || r >= 0;
                 return r;
@@ -529,7 +516,7 @@ static int make_scope(Cgfs *c, int slice_fd, const char *session_id, pid_t pid, 
                         snprintf(id, sizeof id, "pam-%" PRIi32, (int32_t) pid);
                 else
                         snprintf(id, sizeof id, "pam-%" PRIi32 "-%u", (int32_t) pid, n);
-                cgfs_scope_name(id, name);
+                scope_name(id, name);
                 if (c->ops->mkdirat(slice_fd, name, 0755) >= 0) {
                         *created = true;
                         return 0;
@@ -550,7 +537,7 @@ static int join_scope(Cgfs *c, const CgroupHierarchy *h, int dirfd, pid_t pid, C
 static int open_session_once(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, const CpuKernelValues *k,
                              CgfsSession *s, bool *scope_created, CsError *e) {
         _cleanup_close_ int slice_fd = -EBADF, scope_fd = -EBADF, acct_fd = -EBADF;
-        char path[PATH_MAX], slice[CGFS_NAME_MAX];
+        char path[PATH_MAX], slice[SLICE_NAME_MAX];
         int r;
 
         r = slice_apply(c, uid, k, WALK_CREATE | WALK_ENABLE_CPU, &slice_fd, e);
@@ -563,7 +550,7 @@ static int open_session_once(Cgfs *c, uid_t uid, const char *session_id, pid_t p
         if (scope_fd < 0)
                 return scope_fd;
         if (c->layout.acct.path) {
-                cgfs_slice_name(uid, slice);
+                slice_name(uid, slice);
                 snprintf(path, sizeof path, "%s/user.slice/%s/%s", c->parent, slice, s->scope);
                 acct_fd = open_hierarchy(c, &c->layout.acct, e);
                 if (acct_fd < 0)
@@ -580,15 +567,6 @@ static int open_session_once(Cgfs *c, uid_t uid, const char *session_id, pid_t p
         return 0;
 }
 
-/* /<parent>/user.slice/user-UID.slice/, exactly, as a prefix of a /proc/PID/cgroup path */
-static bool path_in_user_slice(const Cgfs *c, const char *path, uid_t uid) {
-        char prefix[PATH_MAX], slice[CGFS_NAME_MAX];
-
-        cgfs_slice_name(uid, slice);
-        snprintf(prefix, sizeof prefix, "%s%s/user.slice/%s/", *c->parent ? "/" : "", c->parent, slice);
-        return path && strncmp(path, prefix, strlen(prefix)) == 0;
-}
-
 int cgfs_open_session(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, const CpuKernelValues *k,
                       CgfsSession *ret, CsError *e) {
         CgfsSession s = { .uid = uid };
@@ -603,7 +581,7 @@ int cgfs_open_session(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, con
         }
         /* su - self inside a session, or a second instance of the module in one stack: the
          * process is placed already, and must stay where the first placement put it */
-        if (path_in_user_slice(c, s.orig_cpu, uid)) {
+        if (slice_path_in_slice(s.orig_cpu, c->parent, uid)) {
                 cgfs_session_done(&s);
                 *ret = (CgfsSession) { .uid = uid };
                 return 0;
@@ -628,22 +606,12 @@ int cgfs_open_session(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, con
         return 0;
 }
 
+/* the same names slice_read_all() lists: gc and list never disagree on what a user slice is */
 static bool is_user_slice_name(const char *n) {
-        uint32_t uid;
-        char num[16];
-        size_t len = strlen(n);
-
-        if (len < 12 || strncmp(n, "user-", 5) != 0 || strcmp(n + len - 6, ".slice") != 0 || len - 11 >= sizeof num)
-                return false;
-        memcpy(num, n + 5, len - 11);
-        num[len - 11] = '\0';
-        return safe_atou32(num, &uid) >= 0;
+        uid_t uid;
+        return slice_name_to_uid(n, &uid) >= 0;
 }
 
-static bool is_scope_name(const char *n) {
-        size_t len = strlen(n);
-        return len > 6 && strcmp(n + len - 6, ".scope") == 0;
-}
 
 /* Calls fn(dirfd, name) for each subdirectory of dirfd whose name passes filter. */
 static int for_each_subdir(int dirfd, bool (*filter)(const char *), int (*fn)(Cgfs *, int, const char *, CsError *),
@@ -679,7 +647,7 @@ static int gc_slice(Cgfs *c, int root, const char *slice, CsError *e) {
                 return 0;
         if (fd < 0)
                 return fd;
-        n = for_each_subdir(fd, is_scope_name, remove_dir, c, e);
+        n = for_each_subdir(fd, scope_name_valid, remove_dir, c, e);
         if (n < 0)
                 return n;
         r = remove_dir(c, root, slice, e);

@@ -39,13 +39,10 @@ typedef struct Cgfs {
         const CgfsOps *ops;
 } Cgfs;
 
-#define CGFS_SESSION_ID_MAX 64
-#define CGFS_NAME_MAX SLICE_NAME_MAX
-
 /* What open_session remembers for close_session (the PAM layer keeps it with pam_set_data). */
 typedef struct CgfsSession {
         uid_t uid;
-        char scope[CGFS_NAME_MAX];      /* "session-3.scope" */
+        char scope[SLICE_NAME_MAX];     /* "session-3.scope" */
         char *orig_cpu;                 /* the cgroup the process came from, per hierarchy */
         char *orig_acct;
 } CgfsSession;
@@ -54,12 +51,6 @@ typedef struct CgfsSession {
 int cgfs_open(const char *root, const char *parent, const CgroupLayout *layout, const CgfsOps *ops, Cgfs *ret,
               CsError *e);
 void cgfs_close(Cgfs *c);
-
-/* "user-1000.slice" */
-void cgfs_slice_name(uid_t uid, char buf[static CGFS_NAME_MAX]);
-/* Scope name for a session: session-ID.scope when id is safe ([A-Za-z0-9_-]{1,64}), else NULL
- * is returned and the caller falls back to pam-PID. */
-const char *cgfs_scope_name(const char *session_id, char buf[static CGFS_NAME_MAX]);
 
 /* Creates user.slice/user-UID.slice where missing (enabling +cpu down the path on v2) and
  * writes the settings; settings not given are written as their defaults. */

@@ -234,16 +234,14 @@ int bus_apply_slice(uid_t uid, const BusSliceSettings *s, uint64_t timeout_usec,
         return r;
 }
 
-/* The path systemd puts a process of uid's slice at, exactly as a prefix: a user can build
- * .../user@1001.service/app.slice/user-1002.slice/ inside their own delegated tree. */
+/* The path systemd puts a process of uid's slice at, exactly as a prefix (slice_path_in_slice). */
 int bus_pid_in_user_slice(pid_t pid, uid_t uid) {
         _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *line = NULL;
-        char path[64], prefix[SLICE_NAME_MAX + 16];
+        char path[64];
         size_t cap = 0;
 
         snprintf(path, sizeof path, "/proc/%" PRIi32 "/cgroup", (int32_t) pid);
-        snprintf(prefix, sizeof prefix, "/user.slice/user-%" PRIu32 ".slice/", (uint32_t) uid);
         f = fopen(path, "re");
         if (!f)
                 return -errno;
@@ -257,7 +255,7 @@ int bus_pid_in_user_slice(pid_t pid, uid_t uid) {
                         p += strlen(":name=systemd:");
                 else
                         continue;
-                if (strncmp(p, prefix, strlen(prefix)) == 0)
+                if (slice_path_in_slice(p, "", uid))
                         return 1;
         }
         return 0;

@@ -34,14 +34,6 @@ static void line_done(ConfEditLine *l) {
         *l = (ConfEditLine) {};
 }
 
-static bool domain_equal(const Domain *a, const Domain *b) {
-        if (a->type != b->type)
-                return false;
-        if (a->type == DOMAIN_USER || a->type == DOMAIN_GROUP)
-                return strcmp(a->name, b->name) == 0;
-        return a->uid_min == b->uid_min && a->uid_max == b->uid_max;
-}
-
 static int push_line(ConfEdit *ed, ConfEditLine *l) {
         ConfEditLine *lines = realloc(ed->lines, (ed->n + 1) * sizeof *lines);
 
@@ -112,7 +104,7 @@ static int parse_text(ConfEdit *ed, const char *buf, size_t len) {
 /* What the module would refuse to read (conf_check_stat, its own rule), slicectl refuses to edit:
  * rewriting it would hide the problem and still leave every login without its settings. */
 static int check_like_module(int fd, const char *path, CsError *e) {
-        _cleanup_(diag_list_free) DiagList d = {};
+        _cleanup_(diag_list_done) DiagList d = {};
         struct stat st;
         int r;
 

@@ -6,9 +6,6 @@
  * libcap behind it) into the module itself costs every login on every host a few milliseconds
  * of dynamic loading. */
 
-#include <stdbool.h>
-#include <sys/stat.h>
-
 #include "backend-systemd.h"
 
 #define SYSTEMD_PLUGIN_NAME "pam_cpuslice-systemd.so"
@@ -19,9 +16,3 @@ typedef struct SystemdPlugin {
         unsigned abi;
         int (*open_session)(const BusSessionRequest *req, BusSessionResult *ret, CsError *e);
 } SystemdPlugin;
-
-/* sd_booted() without libsystemd: the same test it makes */
-static inline bool systemd_booted(void) {
-        struct stat st;
-        return lstat("/run/systemd/system/", &st) >= 0 && S_ISDIR(st.st_mode);
-}

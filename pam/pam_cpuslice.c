@@ -23,6 +23,7 @@
 #include "pam-args.h"
 #include "parse-util.h"
 #include "rules.h"
+#include "slice-target.h"
 #include "time-util.h"
 #include "user.h"
 
@@ -44,8 +45,8 @@ typedef struct Login {
 
 static void login_done(Login *l) {
         user_done(&l->user);
-        ruleset_free(&l->rules);
-        diag_list_free(&l->diags);
+        ruleset_done(&l->rules);
+        diag_list_done(&l->diags);
 }
 
 /* The one log line of a failure; the login proceeds unless `strict`. */
@@ -126,11 +127,6 @@ static int resolve_settings(Login *l) {
         return PAM_SUCCESS;
 }
 
-/* systemd is the single writer of user.slice on a host it booted: never write behind its back */
-static bool use_systemd(Login *l) {
-        return l->args.backend == BACKEND_SYSTEMD || (l->args.backend == BACKEND_AUTO && systemd_booted());
-}
-
 /* The plugin beside this module's own file; closed again by the caller (no state between logins). */
 static int load_plugin(Login *l, void **ret_handle, const SystemdPlugin **ret) {
         Dl_info info = {};
@@ -171,12 +167,7 @@ static void describe_scope(Login *l, char *buf, size_t n) {
 /* su, sudo and runuser open a session without a new logind session (systemd#35452): the process
  * would stay in the caller's slice, so the plugin moves it unless it is in the target's already. */
 static int apply_with_plugin(Login *l, const SystemdPlugin *plugin, uint64_t deadline) {
-        BusSliceSettings s = {
-                .weight_set = l->res.source[SETTING_WEIGHT] != NULL,
-                .quota_set = l->res.source[SETTING_QUOTA] != NULL,
-                .period_set = l->res.source[SETTING_PERIOD] != NULL,
-                .limits = l->res.limits,
-        };
+        BusSliceSettings s = slice_target_bus_settings(&l->res);
         char desc[512];
         BusSessionRequest req = {
                 .uid = l->user.uid,
@@ -193,7 +184,7 @@ static int apply_with_plugin(Login *l, const SystemdPlugin *plugin, uint64_t dea
         describe_scope(l, desc, sizeof desc);
         r = plugin->open_session(&req, &res, &e);
         if (r < 0)
-                return fail(l, "%s", e.msg[0] ? e.msg : strerror(-r));
+                return fail(l, "%s", cs_error_text(&e, r));
         if (res.idle_fallback)
                 pam_syslog(l->h, LOG_WARNING, "%s: this systemd does not support CPUWeight=idle; used CPUWeight=1",
                            l->user_esc);
@@ -227,22 +218,6 @@ typedef struct SessionState {
         CgroupLayout layout;
 } SessionState;
 
-static int open_backend(Login *l, const CgroupLayout *known, Cgfs *c, CsError *e) {
-        CgroupLayout layout = {};
-        int r;
-
-        if (!known && l->args.layout >= 0) {
-                r = cgroup_layout_named(l->args.cgroup_root, (CgroupLayoutKind) l->args.layout, &layout, e);
-                if (r < 0)
-                        return r;
-                layout.check_fs = !l->args.test_tree;
-                known = &layout;
-        }
-        r = cgfs_open(l->args.cgroup_root, l->args.parent, known, NULL, c, e);
-        cgroup_layout_done(&layout);
-        return r;
-}
-
 static void session_free(pam_handle_t *h, void *data, int status) {
         SessionState *st = data;
 
@@ -257,7 +232,7 @@ static const char *session_id(Login *l) {
         const char *id = pam_getenv(l->h, "XDG_SESSION_ID");
         char esc[256];
 
-        if (id && !name_is_safe(id, CGFS_SESSION_ID_MAX)) {
+        if (id && !session_id_valid(id)) {
                 pam_syslog(l->h, LOG_WARNING, "%s: ignoring unusable XDG_SESSION_ID '%s'", l->user_esc,
                            escape_for_log(id, 64, esc, sizeof esc));
                 return NULL;
@@ -281,7 +256,7 @@ static int apply_cgroupfs(Login *l) {
         if (k.quota_raised)
                 pam_syslog(l->h, LOG_WARNING, "%s: CPUQuota= raised to the kernel's minimum of 1ms per %" PRIu64
                            "us period", l->user_esc, k.period_usec);
-        r = open_backend(l, NULL, &c, &e);
+        r = slice_target_open_cgfs(&l->args.target, NULL, &c, &e);
         if (r >= 0)
                 r = cgfs_open_session(&c, l->user.uid, session_id(l), getpid(), &k, &st->s, &e);
         if (r >= 0 && cgroup_layout_copy(&st->layout, &c.layout) < 0) {
@@ -290,7 +265,7 @@ static int apply_cgroupfs(Login *l) {
         }
         if (r < 0) {
                 session_free(l->h, st, 0);
-                return fail(l, "%s", e.msg[0] ? e.msg : strerror(-r));
+                return fail(l, "%s", cs_error_text(&e, r));
         }
         if (!st->s.scope[0]) {
                 if (l->args.debug)
@@ -335,7 +310,8 @@ _public_ PAM_EXTERN int pam_sm_open_session(pam_handle_t *h, int flags, int argc
         r = resolve_settings(&l);
         if (r != PAM_SUCCESS)
                 return r;
-        r = use_systemd(&l) ? apply_systemd(&l) : apply_cgroupfs(&l);
+        /* systemd is the single writer of user.slice on a host it booted: never write behind its back */
+        r = slice_target_uses_systemd(&l.args.target) ? apply_systemd(&l) : apply_cgroupfs(&l);
         if (r == PAM_SUCCESS && pam_set_data(h, PLACED_DATA, (void *) &placed, NULL) != PAM_SUCCESS)
                 pam_syslog(h, LOG_WARNING, "pam_set_data: a second pam_cpuslice in this stack would act again");
         return r;
@@ -354,14 +330,14 @@ _public_ PAM_EXTERN int pam_sm_close_session(pam_handle_t *h, int flags, int arg
         st = data;
         module_args_parse(h, argc, argv, &l.args);
         escape_for_log(st->s.scope, LOG_NAME_MAX, l.user_esc, sizeof l.user_esc);
-        r = open_backend(&l, &st->layout, &c, &e);
+        r = slice_target_open_cgfs(&l.args.target, &st->layout, &c, &e);
         if (r >= 0)
                 r = cgfs_close_session(&c, &st->s, getpid(), &e);
         /* the data is spent either way: a second close must not act on it again */
         (void) pam_set_data(h, SESSION_DATA, NULL, NULL);
         (void) pam_set_data(h, PLACED_DATA, NULL, NULL);
         if (r < 0) {
-                pam_syslog(h, LOG_ERR, "%s: closing the session: %s", l.user_esc, e.msg[0] ? e.msg : strerror(-r));
+                pam_syslog(h, LOG_ERR, "%s: closing the session: %s", l.user_esc, cs_error_text(&e, r));
                 return l.args.strict ? PAM_SESSION_ERR : PAM_IGNORE;
         }
         return PAM_SUCCESS;

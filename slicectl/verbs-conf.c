@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The config-only verbs: explain and check. Neither needs a cgroup, nor a session. */
 #include <errno.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu-value.h"
 #include "login-policy.h"
-#include "slicectl.h"
+#include "slicectl-util.h"
+#include "verbs.h"
 #include "table.h"
 
 static const char *setting_value(const Resolved *res, Setting s, char buf[static CPU_FORMAT_MAX]) {
@@ -42,7 +41,7 @@ static void print_loser(const RuleSet *rs, const Rule *loser, const Rule *winner
 }
 
 int verb_explain(int argc, char **argv) {
-        _cleanup_(ruleset_free) RuleSet rs = {};
+        _cleanup_(ruleset_done) RuleSet rs = {};
         _cleanup_(user_done) UserIdent u = {};
         Resolved res;
         int r;
@@ -112,17 +111,9 @@ static void check_names(const RuleSet *rs, DiagList *d) {
         }
 }
 
-const char *domain_unknown_kind(const Domain *d) {
-        if (d->type == DOMAIN_USER && !getpwnam(d->name))
-                return "user";
-        if (d->type == DOMAIN_GROUP && !getgrnam(d->name))
-                return "group";
-        return NULL;
-}
-
 int verb_check(int argc, char **argv) {
-        _cleanup_(ruleset_free) RuleSet rs = {};
-        _cleanup_(diag_list_free) DiagList d = {};
+        _cleanup_(ruleset_done) RuleSet rs = {};
+        _cleanup_(diag_list_done) DiagList d = {};
         size_t errors;
         int r = 0;
 

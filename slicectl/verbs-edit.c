@@ -10,7 +10,8 @@
 #include "cpu-value.h"
 #include "login-policy.h"
 #include "rows.h"
-#include "slicectl.h"
+#include "slicectl-util.h"
+#include "verbs.h"
 
 #define SHADOW_REPORT_MAX 10
 
@@ -22,14 +23,6 @@ static const char *edit_dir(void) {
         ConfPaths p = conf_paths();
 
         return arg_runtime ? p.run_dir : p.drop_in_dir;
-}
-
-static bool same_domain(const Domain *a, const Domain *b) {
-        if (a->type != b->type)
-                return false;
-        if (a->type == DOMAIN_USER || a->type == DOMAIN_GROUP)
-                return strcmp(a->name, b->name) == 0;
-        return a->uid_min == b->uid_min && a->uid_max == b->uid_max;
 }
 
 /* The domain as given on the command line: well-formed. A name NSS does not know is the rule
@@ -146,7 +139,7 @@ static int apply_running(SliceBackend *b, const RuleSet *rs, const ApplyFilter *
                         continue;
                 }
                 if (r < 0) {
-                        log_error(r, "%s: applying %s: %s", u.name, what, e.code ? e.msg : strerror(-r));
+                        log_error(r, "%s: applying %s: %s", u.name, what, cs_error_text(&e, r));
                         failed++;
                         continue;
                 }
@@ -166,7 +159,7 @@ static int load_config_and_slices(RuleSet *rs, SliceBackend *b, SliceList *slice
         if (r < 0)
                 return r;
         *ret_backend = true;
-        r = backend_open(b, e);
+        r = backend_open(b, &arg_target, e);
         if (r < 0)
                 return r;
         return b->ops->read_all(b, 0, slices, e);
@@ -174,8 +167,8 @@ static int load_config_and_slices(RuleSet *rs, SliceBackend *b, SliceList *slice
 
 static int apply_live(const Domain *domain, unsigned mask, const char *path) {
         _cleanup_(backend_closep) SliceBackend b = {};
-        _cleanup_(ruleset_free) RuleSet rs = {};
-        _cleanup_(slice_list_free) SliceList slices = {};
+        _cleanup_(ruleset_done) RuleSet rs = {};
+        _cleanup_(slice_list_done) SliceList slices = {};
         ApplyFilter f = { .domain = domain, .verbose = true };
         CsError e = {};
         size_t shadowed = 0;
@@ -185,7 +178,7 @@ static int apply_live(const Domain *domain, unsigned mask, const char *path) {
         r = load_config_and_slices(&rs, &b, &slices, &backend, &e);
         if (r < 0 && backend)
                 return log_error(r, "saved to %s, but not applied to running slices: %s", path,
-                                 e.code ? e.msg : strerror(-r));
+                                 cs_error_text(&e, r));
         if (r < 0)
                 return r;
         if (apply_running(&b, &rs, &f, &slices) > 0)
@@ -221,7 +214,7 @@ static int apply_live(const Domain *domain, unsigned mask, const char *path) {
 
                         if (!(mask & (1u << s)) || !w)
                                 continue;
-                        if (strcmp(rule_file(&rs, w), path) == 0 && same_domain(&w->domain, domain))
+                        if (strcmp(rule_file(&rs, w), path) == 0 && domain_equal(&w->domain, domain))
                                 continue;
                         if (++shadowed <= SHADOW_REPORT_MAX)
                                 log_warning("%s: %s= still comes from %s:%u (%s): %s", u.name, setting_to_string(s),
@@ -264,16 +257,34 @@ static int open_drop_in(const char *verb, const char *dir, ConfEdit *ed) {
                 return r;
         r = conf_edit_open(dir, NULL, ed, &e);
         if (r < 0)
-                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
+                return log_error(r, "%s", cs_error_text(&e, r));
         return 0;
+}
+
+/* set and unset after the edit: written, the lock let go (not needed for the live part), one
+ * line each on stdout and in syslog, then the running slices */
+static int commit_and_apply(ConfEdit *ed, const char *verb, int argc, char **argv, const Domain *d,
+                            unsigned mask) {
+        _cleanup_free_ char *path = NULL;
+        CsError e = {};
+        int r;
+
+        r = conf_edit_commit(ed, &e);
+        if (r < 0)
+                return log_error(r, "%s; %s left as it was", cs_error_text(&e, r), ed->path);
+        path = strdup(ed->path);
+        if (!path)
+                return log_error(-ENOMEM, "out of memory");
+        conf_edit_done(ed);
+        report_edit(verb, argc, argv, "in", path);
+        return apply_live(d, mask, path);
 }
 
 int verb_set(int argc, char **argv) {
         _cleanup_(conf_edit_donep) ConfEdit ed = { .dir_fd = -EBADF, .lock_fd = -EBADF };
         _cleanup_(domain_done) Domain d = {};
-        _cleanup_free_ char *why = NULL, *path = NULL;
+        _cleanup_free_ char *why = NULL;
         const char *dir = edit_dir();
-        CsError e = {};
         unsigned mask = 0;
         int r;
 
@@ -300,23 +311,14 @@ int verb_set(int argc, char **argv) {
                 return log_error(r, "out of memory");
         if (r < 0)
                 return log_error(r, "%s; nothing written", why ? why : "invalid setting");
-        r = conf_edit_commit(&ed, &e);
-        if (r < 0)
-                return log_error(r, "%s; %s left as it was", e.code ? e.msg : strerror(-r), ed.path);
-        path = strdup(ed.path);
-        if (!path)
-                return log_error(-ENOMEM, "out of memory");
-        conf_edit_done(&ed); /* the lock is not needed for the live part */
-        report_edit("Set", argc, argv, "in", path);
-        return apply_live(&d, mask, path);
+        return commit_and_apply(&ed, "Set", argc, argv, &d, mask);
 }
 
 int verb_unset(int argc, char **argv) {
         _cleanup_(conf_edit_donep) ConfEdit ed = { .dir_fd = -EBADF, .lock_fd = -EBADF };
         _cleanup_(domain_done) Domain d = {};
-        _cleanup_free_ char *why = NULL, *path = NULL;
+        _cleanup_free_ char *why = NULL;
         const char *dir = edit_dir();
-        CsError e = {};
         unsigned mask = 0;
         int r, removed;
 
@@ -354,21 +356,13 @@ int verb_unset(int argc, char **argv) {
                 log_warning("%s sets nothing of that for %s; nothing changed", ed.path, argv[1]);
                 return 0;
         }
-        r = conf_edit_commit(&ed, &e);
-        if (r < 0)
-                return log_error(r, "%s; %s left as it was", e.code ? e.msg : strerror(-r), ed.path);
-        path = strdup(ed.path);
-        if (!path)
-                return log_error(-ENOMEM, "out of memory");
-        conf_edit_done(&ed);
-        report_edit("Unset", argc, argv, "in", path);
-        return apply_live(&d, 0, path);
+        return commit_and_apply(&ed, "Unset", argc, argv, &d, 0);
 }
 
 int verb_apply(int argc, char **argv) {
         _cleanup_(backend_closep) SliceBackend b = {};
-        _cleanup_(ruleset_free) RuleSet rs = {};
-        _cleanup_(slice_list_free) SliceList slices = {};
+        _cleanup_(ruleset_done) RuleSet rs = {};
+        _cleanup_(slice_list_done) SliceList slices = {};
         _cleanup_free_ uid_t *uids = NULL;
         _cleanup_free_ bool *seen = NULL;
         ApplyFilter f = { .verbose = true, .warn_left_alone = true };
@@ -397,7 +391,7 @@ int verb_apply(int argc, char **argv) {
                 return r;
         r = load_config_and_slices(&rs, &b, &slices, &backend, &e);
         if (r < 0 && backend)
-                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
+                return log_error(r, "%s", cs_error_text(&e, r));
         if (r < 0)
                 return r;
         r = apply_running(&b, &rs, &f, &slices) > 0 ? -EIO : 0;
@@ -417,7 +411,7 @@ static bool has_scope(const SliceInfo *s, const char *name) {
 
 int verb_gc(int argc, char **argv) {
         _cleanup_(backend_closep) SliceBackend b = {};
-        _cleanup_(slice_list_free) SliceList before = {}, after = {};
+        _cleanup_(slice_list_done) SliceList before = {}, after = {};
         CsError e = {};
         int r;
 
@@ -426,22 +420,22 @@ int verb_gc(int argc, char **argv) {
         r = require_root("gc", "removes cgroups");
         if (r < 0)
                 return r;
-        r = backend_open(&b, &e);
+        r = backend_open(&b, &arg_target, &e);
         if (r < 0)
-                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
+                return log_error(r, "%s", cs_error_text(&e, r));
         r = b.ops->read_all(&b, SLICE_READ_SCOPES, &before, &e);
         if (r >= 0)
                 r = b.ops->gc(&b, &e);
         if (r >= 0)
                 r = b.ops->read_all(&b, SLICE_READ_SCOPES, &after, &e);
         if (r < 0)
-                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
+                return log_error(r, "%s", cs_error_text(&e, r));
         /* one line per removed slice or scope, as systemctl names what it removed */
         for (size_t i = 0, j = 0; i < before.n; i++) {
                 const SliceInfo *was = &before.slices[i];
-                char slice[CGFS_NAME_MAX];
+                char slice[SLICE_NAME_MAX];
 
-                cgfs_slice_name(was->uid, slice);
+                slice_name(was->uid, slice);
                 while (j < after.n && after.slices[j].uid < was->uid)
                         j++;
                 if (j >= after.n || after.slices[j].uid != was->uid) {

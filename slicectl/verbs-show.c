@@ -16,7 +16,8 @@
 #include "login-policy.h"
 #include "format.h"
 #include "rows.h"
-#include "slicectl.h"
+#include "slicectl-util.h"
+#include "verbs.h"
 #include "table.h"
 
 static void backend_closep(SliceBackend *b) {
@@ -25,45 +26,54 @@ static void backend_closep(SliceBackend *b) {
 
 static int open_backend(SliceBackend *b) {
         CsError e = {};
-        int r = backend_open(b, &e);
+        int r = backend_open(b, &arg_target, &e);
 
         if (r < 0)
-                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
+                return log_error(r, "%s", cs_error_text(&e, r));
         return 0;
 }
 
 static int collect(SliceBackend *b, Sampler *s, SliceReadFlags flags, Rows *ret) {
         CsError e = {};
-        int r = rows_collect(b, s, flags, ret, &e);
+        int r = rows_collect(b, s, &arg_conf, flags, ret, &e);
 
         if (r < 0)
-                return log_error(r, "reading the user slices: %s", e.code ? e.msg : strerror(-r));
+                return log_error(r, "reading the user slices: %s", cs_error_text(&e, r));
         return 0;
 }
 
 /* list and top: the columns asked for, and the slices to fill them from */
-static int table_setup(SliceBackend *b) {
-        int r = columns_setup();
+static int table_setup(TableControl *ctl, SliceBackend *b) {
+        int r;
 
+        *ctl = (TableControl) {
+                .json = arg_json,
+                .raw = arg_raw,
+                .noheadings = arg_noheadings,
+                .output = arg_output,
+                .sort = arg_sort,
+        };
+        r = table_control_setup(ctl);
         return r < 0 ? r : open_backend(b);
 }
 
 int verb_list(int argc, char **argv) {
         _cleanup_(backend_closep) SliceBackend b = {};
-        _cleanup_(sampler_done) Sampler s = {};
-        _cleanup_(rows_free) Rows rows = {};
+        _cleanup_(sampler_done) Sampler s = { .interval_usec = arg_interval_usec };
+        _cleanup_(rows_done) Rows rows = {};
+        TableControl ctl;
         int r;
 
         if (argc > 1)
                 return log_error(-EINVAL, "'list' takes no arguments (see 'status USER')");
-        r = table_setup(&b);
+        r = table_setup(&ctl, &b);
         if (r < 0)
                 return r;
         r = collect(&b, &s, 0, &rows);
         if (r < 0)
                 return r;
-        rows_sort(&rows);
-        return rows_print(&rows);
+        rows_sort(&ctl, &rows);
+        return rows_print(&ctl, &rows);
 }
 
 /* top: the terminal goes back to how it was on every way out, signals included. */
@@ -137,25 +147,26 @@ static void print_timestamp(void) {
 
 int verb_top(int argc, char **argv) {
         _cleanup_(backend_closep) SliceBackend b = {};
-        _cleanup_(sampler_done) Sampler s = {};
+        _cleanup_(sampler_done) Sampler s = { .interval_usec = arg_interval_usec };
+        TableControl ctl;
         bool interactive;
         int r;
 
         if (argc > 1)
                 return log_error(-EINVAL, "'top' takes no arguments");
-        r = table_setup(&b);
+        r = table_setup(&ctl, &b);
         if (r < 0)
                 return r;
         interactive = !arg_batch && !arg_json && !arg_raw && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
         if (interactive && raw_terminal() < 0)
                 interactive = false;
         for (unsigned i = 1;; i++) {
-                _cleanup_(rows_free) Rows rows = {};
+                _cleanup_(rows_done) Rows rows = {};
 
                 r = collect(&b, &s, 0, &rows);
                 if (r < 0)
                         break;
-                rows_sort(&rows);
+                rows_sort(&ctl, &rows);
                 if (interactive)
                         printf("\033[H\033[2J%zu user slice%s, refresh every %.1f s; q quits\n\n", rows.n,
                                rows.n == 1 ? "" : "s", (double) arg_delay_usec / 1e6);
@@ -164,7 +175,7 @@ int verb_top(int argc, char **argv) {
                                 putchar('\n');
                         print_timestamp(); /* as top -b: each refresh says when it was taken */
                 }
-                r = rows_print(&rows);
+                r = rows_print(&ctl, &rows);
                 fflush(stdout);
                 if (r < 0 || (arg_iterations && i >= arg_iterations))
                         break;
@@ -280,11 +291,11 @@ static void print_sessions(const SliceInfo *info) {
 
 int verb_status(int argc, char **argv) {
         _cleanup_(backend_closep) SliceBackend b = {};
-        _cleanup_(ruleset_free) RuleSet rs = {};
+        _cleanup_(ruleset_done) RuleSet rs = {};
         _cleanup_(user_done) UserIdent u = {};
         SliceInfo info = {};
         StatusLine lines[_SETTING_MAX];
-        char slice[CGFS_NAME_MAX], src[1200];
+        char slice[SLICE_NAME_MAX], src[1200];
         Resolved res;
         CsError e = {};
         bool have_slice, drift = false;
@@ -301,10 +312,10 @@ int verb_status(int argc, char **argv) {
                 return r;
         r = b.ops->read_one(&b, u.uid, SLICE_READ_PROCS, &info, &e);
         if (r < 0 && r != -ENOENT)
-                return log_error(r, "reading the slice of %s: %s", u.name, e.code ? e.msg : strerror(-r));
+                return log_error(r, "reading the slice of %s: %s", u.name, cs_error_text(&e, r));
         have_slice = r >= 0;
 
-        cgfs_slice_name(u.uid, slice);
+        slice_name(u.uid, slice);
         print_line(stdout, "%s (uid %u): %s%s", u.name, (unsigned) u.uid, slice, have_slice ? "" : " (no running slice)");
         putchar('\n');
         status_lines(b.v2, &res, have_slice ? &info : NULL, lines);

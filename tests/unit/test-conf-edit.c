@@ -127,8 +127,8 @@ static void test_result_loads_cleanly(void **state) {
         assert_int_equal(rs.n, 2);
         assert_int_equal(rs.rules[0].weight, 400);
         assert_int_equal(rs.rules[1].period_usec, 20000);
-        ruleset_free(&rs);
-        diag_list_free(&d);
+        ruleset_done(&rs);
+        diag_list_done(&d);
 }
 
 static void test_invalid_changes_nothing(void **state) {
@@ -280,8 +280,8 @@ static void test_concurrent_sets(void **state) {
                 assert_true(uid >= 5000 && uid < 5000 + N);
                 assert_int_equal(rs.rules[i].weight, 10 * (uid - 5000) + 5);
         }
-        ruleset_free(&rs);
-        diag_list_free(&d);
+        ruleset_done(&rs);
+        diag_list_done(&d);
 }
 
 /* What the module would refuse to read is not edited: conf_check_stat, the loader's own rule */

@@ -63,8 +63,8 @@ static void test_group_rule_through_nss(void **state) {
         assert_int_equal(rules_resolve(&rs, &u, &r), 0);
         assert_int_equal(r.limits.weight, 100);
         user_done(&u);
-        ruleset_free(&rs);
-        diag_list_free(&d);
+        ruleset_done(&rs);
+        diag_list_done(&d);
 }
 
 int main(void) {

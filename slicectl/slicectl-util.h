@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* slicectl: what the verbs share — the parsed options (arg_*), error reporting on stderr, and
- * the helpers every verb uses to load the config and look users up. */
+/* slicectl: what the verbs share — the parsed options (arg_*, set by slicectl.c's parse_argv),
+ * and the helpers every verb uses to load the config and look users up. Errors go to stderr
+ * through output.h. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #include "macro.h"
 #include "output.h"
 #include "rules.h"
+#include "slice-target.h"
 #include "user.h"
 
 extern bool arg_json;
@@ -25,11 +27,7 @@ extern unsigned arg_iterations;        /* 0: until q */
 extern bool arg_batch;
 extern bool arg_runtime;
 extern ConfPaths arg_conf;
-extern const char *arg_cgroup_root;
-extern const char *arg_parent;
-extern int arg_layout;                  /* CgroupLayoutKind, -1: detect */
-enum { SLICECTL_BACKEND_AUTO, SLICECTL_BACKEND_CGROUPFS, SLICECTL_BACKEND_SYSTEMD };
-extern int arg_backend;
+extern SliceTarget arg_target;          /* --backend, --cgroup-root, --parent, --cgroup-layout */
 
 /* The effective config paths (defaults filled in). */
 ConfPaths conf_paths(void);
@@ -50,13 +48,3 @@ int ident_for_uid(uid_t uid, UserIdent *ret);
 const char *domain_unknown_kind(const Domain *d);
 /* Writing verbs: root, or a plain error saying so. */
 int require_root(const char *verb, const char *what);
-
-int verb_list(int argc, char **argv);
-int verb_top(int argc, char **argv);
-int verb_status(int argc, char **argv);
-int verb_explain(int argc, char **argv);
-int verb_check(int argc, char **argv);
-int verb_set(int argc, char **argv);
-int verb_unset(int argc, char **argv);
-int verb_apply(int argc, char **argv);
-int verb_gc(int argc, char **argv);

@@ -14,6 +14,7 @@
 
 #include "backend-cgroupfs.h"
 #include "macro.h"
+#include "proc-cgroup.h"
 
 #define CGFS_FILE_MAX (64 * 1024)
 /* a close removing the slice between our mkdir and our write is retried this often */
@@ -367,38 +368,34 @@ static bool cgroup_line_is(const CgroupHierarchy *h, const char *id, const char 
         return false;
 }
 
-/* The cgroups pid is in on the cpu hierarchy and the accounting mirror, in one read of
- * /proc/PID/cgroup ("ID:CONTROLLERS:PATH" lines). */
-static int proc_cgroup_paths(Cgfs *c, pid_t pid, char **ret_cpu, char **ret_acct) {
-        _cleanup_fclose_ FILE *f = NULL;
-        _cleanup_free_ char *line = NULL;
-        const CgroupHierarchy *acct = c->layout.acct.path ? &c->layout.acct : NULL;
-        char path[64];
-        size_t cap = 0;
+typedef struct OrigPaths {
+        Cgfs *c;
+        char *cpu, *acct;
+} OrigPaths;
 
-        snprintf(path, sizeof path, "/proc/%" PRIi32 "/cgroup", (int32_t) pid);
-        f = fopen(path, "re");
-        if (!f)
-                return -errno;
-        while (getline(&line, &cap, f) > 0) {
-                char *ctrl = strchr(line, ':'), *p;
-                char **target = NULL;
+static int take_orig_path(const char *id, const char *controllers, const char *path, void *userdata) {
+        OrigPaths *o = userdata;
+        const CgroupHierarchy *acct = o->c->layout.acct.path ? &o->c->layout.acct : NULL;
+        char **target = NULL;
 
-                if (!ctrl || !(p = strchr(ctrl + 1, ':')))
-                        continue;
-                *p++ = '\0';
-                *ctrl++ = '\0';
-                p[strcspn(p, "\n")] = '\0';
-                if (!*ret_cpu && cgroup_line_is(&c->layout.cpu, line, ctrl, hierarchy_controller(c, &c->layout.cpu)))
-                        target = ret_cpu;
-                else if (acct && !*ret_acct && cgroup_line_is(acct, line, ctrl, hierarchy_controller(c, acct)))
-                        target = ret_acct;
-                if (target && !(*target = strdup(p)))
-                        return -ENOMEM;
-        }
+        if (!o->cpu && cgroup_line_is(&o->c->layout.cpu, id, controllers, hierarchy_controller(o->c, &o->c->layout.cpu)))
+                target = &o->cpu;
+        else if (acct && !o->acct && cgroup_line_is(acct, id, controllers, hierarchy_controller(o->c, acct)))
+                target = &o->acct;
+        if (target && !(*target = strdup(path)))
+                return -ENOMEM;
         return 0;
 }
 
+/* The cgroups pid is in on the cpu hierarchy and the accounting mirror, in one read. */
+static int proc_cgroup_paths(Cgfs *c, pid_t pid, char **ret_cpu, char **ret_acct) {
+        OrigPaths o = { .c = c };
+        int r = proc_cgroup_for_each(pid, take_orig_path, &o);
+
+        *ret_cpu = o.cpu;
+        *ret_acct = o.acct;
+        return r;
+}
 
 static bool pid_is_realtime(pid_t pid) {
         int p = sched_getscheduler(pid);

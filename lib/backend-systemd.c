@@ -9,6 +9,7 @@
 
 #include "backend-systemd.h"
 #include "macro.h"
+#include "proc-cgroup.h"
 #include "slice-name.h"
 #include "time-util.h"
 
@@ -234,31 +235,16 @@ int bus_apply_slice(uid_t uid, const BusSliceSettings *s, uint64_t timeout_usec,
         return r;
 }
 
+static int line_in_user_slice(const char *id, const char *controllers, const char *path, void *userdata) {
+        /* the unified line, or systemd's own named hierarchy on legacy/hybrid hosts */
+        bool systemd_line = (strcmp(id, "0") == 0 && !*controllers) || strcmp(controllers, "name=systemd") == 0;
+
+        return systemd_line && slice_path_in_slice(path, "", *(const uid_t *) userdata);
+}
+
 /* The path systemd puts a process of uid's slice at, exactly as a prefix (slice_path_in_slice). */
 int bus_pid_in_user_slice(pid_t pid, uid_t uid) {
-        _cleanup_fclose_ FILE *f = NULL;
-        _cleanup_free_ char *line = NULL;
-        char path[64];
-        size_t cap = 0;
-
-        snprintf(path, sizeof path, "/proc/%" PRIi32 "/cgroup", (int32_t) pid);
-        f = fopen(path, "re");
-        if (!f)
-                return -errno;
-        while (getline(&line, &cap, f) > 0) {
-                const char *p;
-
-                /* the unified line, or systemd's own named hierarchy on legacy/hybrid hosts */
-                if (strncmp(line, "0::", 3) == 0)
-                        p = line + 3;
-                else if ((p = strstr(line, ":name=systemd:")) && p == strchr(line, ':'))
-                        p += strlen(":name=systemd:");
-                else
-                        continue;
-                if (slice_path_in_slice(p, "", uid))
-                        return 1;
-        }
-        return 0;
+        return proc_cgroup_for_each(pid, line_in_user_slice, &uid);
 }
 
 typedef struct JobWait {

@@ -284,36 +284,47 @@ int cgfs_open_user_slice_root(Cgfs *c, const CgroupHierarchy *h, CsError *e) {
         return open_slice_path(c, h, (uid_t) -1, 0, e);
 }
 
+/* A setting is written only where it differs from what the slice has: a write of cpu.max or
+ * cpu.cfs_* takes the kernel's bandwidth locks on every CPU, and most logins find their slice as
+ * the last one left it (or, just made, with the kernel's defaults). */
+static int write_setting(Cgfs *c, int fd, const char *name, const char *value, CsError *e) {
+        _cleanup_free_ char *cur = NULL;
+
+        if (cgfs_read_file(c, fd, name, &cur, NULL) >= 0 && strcmp(cur, value) == 0)
+                return 0;
+        return cgfs_write_file(c, fd, name, value, e);
+}
+
 static int write_settings(Cgfs *c, int fd, const CpuKernelValues *k, CsError *e) {
         char buf[64];
         int r;
 
         if (c->layout.cpu.v2) {
-                r = cgfs_write_file(c, fd, "cpu.idle", k->idle ? "1\n" : "0\n", e);
+                r = write_setting(c, fd, "cpu.idle", k->idle ? "1\n" : "0\n", e);
                 /* cpu.idle arrived in 5.15: without it only a real idle request is an error */
                 if (r < 0 && (k->idle || r != -ENOENT))
                         return r;
                 if (!k->idle) {
                         snprintf(buf, sizeof buf, "%" PRIu64 "\n", k->weight);
-                        r = cgfs_write_file(c, fd, "cpu.weight", buf, e);
+                        r = write_setting(c, fd, "cpu.weight", buf, e);
                         if (r < 0)
                                 return r;
                 }
                 r = cpu_max_format(k, buf, sizeof buf);
-                return r < 0 ? r : cgfs_write_file(c, fd, "cpu.max", buf, e);
+                return r < 0 ? r : write_setting(c, fd, "cpu.max", buf, e);
         }
         snprintf(buf, sizeof buf, "%" PRIu64 "\n", k->shares);
-        r = cgfs_write_file(c, fd, "cpu.shares", buf, e);
+        r = write_setting(c, fd, "cpu.shares", buf, e);
         if (r < 0)
                 return r;
         snprintf(buf, sizeof buf, "%" PRIu64 "\n", k->period_usec);
-        r = cgfs_write_file(c, fd, "cpu.cfs_period_us", buf, e);
+        r = write_setting(c, fd, "cpu.cfs_period_us", buf, e);
         if (r < 0)
                 return r;
         if (k->quota_usec == CPU_QUOTA_INFINITY)
-                return cgfs_write_file(c, fd, "cpu.cfs_quota_us", "-1\n", e);
+                return write_setting(c, fd, "cpu.cfs_quota_us", "-1\n", e);
         snprintf(buf, sizeof buf, "%" PRIu64 "\n", k->quota_usec);
-        return cgfs_write_file(c, fd, "cpu.cfs_quota_us", buf, e);
+        return write_setting(c, fd, "cpu.cfs_quota_us", buf, e);
 }
 
 static int slice_apply(Cgfs *c, uid_t uid, const CpuKernelValues *k, WalkFlags flags, int *ret_fd, CsError *e) {

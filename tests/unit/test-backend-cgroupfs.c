@@ -598,6 +598,43 @@ static void test_reapply(void **state) {
         }
 }
 
+/* A second login with the same values writes no setting: they are read and found equal. */
+static void test_reapply_unchanged_writes_nothing(void **state) {
+        static const TestLayout tls[] = { TL_UNIFIED, TL_LEGACY, TL_HYBRID };
+        static const char *const files[] = { "cpu.idle", "cpu.weight", "cpu.max", "cpu.shares", "cpu.cfs_period_us",
+                                             "cpu.cfs_quota_us" };
+        Fx *f = *state;
+
+        for (size_t i = 0; i < ELEMENTSOF(tls); i++) {
+                CpuKernelValues a = W300_Q50, b = W300_Q50, q = W300_Q50;
+                CgfsSession s1 = {}, s2 = {}, s3 = {};
+                unsigned writes = 0;
+
+                rm_rf(f->root);
+                assert_int_equal(mkdir(f->root, 0755), 0);
+                cgfs_close(&f->c);
+                open_tl(f, tls[i], "", &fake_ops);
+                assert_int_equal(cgfs_open_session(&f->c, UID, "1", f->pid, &a, &s1, &f->e), 0);
+                fake_reset();
+                assert_int_equal(cgfs_open_session(&f->c, UID, "2", f->pid, &b, &s2, &f->e), 0);
+                for (size_t j = 0; j < ELEMENTSOF(files); j++)
+                        writes += count_calls(OP_WRITE, files[j], false);
+                assert_int_equal(writes, 0);
+                /* one value changed: that file alone is written */
+                q.quota_usec = 70000;
+                fake_reset();
+                assert_int_equal(cgfs_open_session(&f->c, UID, "3", f->pid, &q, &s3, &f->e), 0);
+                writes = 0;
+                for (size_t j = 0; j < ELEMENTSOF(files); j++)
+                        writes += count_calls(OP_WRITE, files[j], false);
+                assert_int_equal(writes, 1);
+                assert_int_equal(count_calls(OP_WRITE, f->c.layout.cpu.v2 ? "cpu.max" : "cpu.cfs_quota_us", true), 1);
+                cgfs_session_done(&s1);
+                cgfs_session_done(&s2);
+                cgfs_session_done(&s3);
+        }
+}
+
 /* idle and back: cpu.weight is written again once idle is off */
 static void test_reapply_idle_unified(void **state) {
         Fx *f = *state;
@@ -1518,6 +1555,7 @@ int main(void) {
                 T(test_apply_and_update_slice),
                 T(test_update_slice_unified),
                 T(test_reapply),
+                T(test_reapply_unchanged_writes_nothing),
                 T(test_reapply_idle_unified),
                 T(test_session_ids),
                 T(test_session_pam_suffix),

@@ -289,6 +289,21 @@ static void print_sessions(const SliceInfo *info) {
         }
 }
 
+/* Why a login's first move may wait (issue 16): only on real cgroupfs, where mountinfo says */
+static void print_host_notes(const SliceBackend *b) {
+        const char *root = arg_target.cgroup_root ? arg_target.cgroup_root : "/sys/fs/cgroup";
+        int r;
+
+        if (!b->cgfs.layout.check_fs)
+                return;
+        r = cgroup_layout_favordynmods(root, &b->cgfs.layout, NULL);
+        if (r < 0)
+                return;
+        printf("\n");
+        print_line(stdout, "Host: cgroup favordynmods %s", r ? "on" : "off (moving a process into a cgroup may wait "
+                   "for an RCU grace period, several ms per login; see pam_cpuslice(8))");
+}
+
 int verb_status(int argc, char **argv) {
         _cleanup_(backend_closep) SliceBackend b = {};
         _cleanup_(ruleset_done) RuleSet rs = {};
@@ -348,6 +363,7 @@ int verb_status(int argc, char **argv) {
         print_cpu_stat(&info);
         print_sessions(&info);
         backend_print_manager_view(&b, u.uid);
+        print_host_notes(&b);
         slice_info_done(&info);
         return 0;
 }

@@ -35,6 +35,16 @@ echo "$out" | grep -q "session-outer.scope$" || fail "the nested login left the 
 ! echo "$out" | grep -q "session-inner.scope" || fail "the nested login made a scope of its own"
 [ ! -e "$CPU/user.slice/user-1001.slice" ] || fail "left behind after the nested logins"
 
+if [ -n "${SLICECTL:-}" ]; then
+        echo "== slicectl status says whether the cgroup mounts use favordynmods (the cost of a first move)"
+        want=off
+        grep -E " - cgroup2? " /proc/self/mountinfo | grep -E " /sys/fs/cgroup/(cpu|unified) " | grep -qv favordynmods || want=on
+        out=$(login alice --env XDG_SESSION_ID=st -- "$SLICECTL" --parent "$PARENT" --conf "$T/cpuslice.conf" \
+                --confdir '' --rundir '' status alice)
+        echo "$out" | grep -q "^Host: cgroup favordynmods $want" || fail "status does not say favordynmods $want: $out"
+        echo "status: $(echo "$out" | grep '^Host:')"
+fi
+
 echo "== a delegated slice is refused and left alone"
 mkdir -p "$CPU/user.slice/user-1002.slice"
 chown 1002 "$CPU/user.slice/user-1002.slice"

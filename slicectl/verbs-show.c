@@ -18,6 +18,7 @@
 #include "rows.h"
 #include "slicectl-util.h"
 #include "verbs.h"
+#include "json-out.h"
 #include "table.h"
 
 static void backend_closep(SliceBackend *b) {
@@ -304,6 +305,84 @@ static void print_host_notes(const SliceBackend *b) {
                    "for an RCU grace period, several ms per login; see pam_cpuslice(8))");
 }
 
+static void json_stat(JsonOut *j, const char *key, uint64_t v) {
+        if (v == CGSTAT_NONE)
+                json_null(j, key);
+        else
+                json_u64(j, key, v);
+}
+
+static void status_json_running(JsonOut *j, const SliceInfo *info) {
+        const CpuStat *st = &info->stat;
+
+        json_open(j, "cpu", '{');
+        json_stat(j, "usage_usec", st->usage_usec);
+        json_stat(j, "user_usec", st->user_usec);
+        json_stat(j, "system_usec", st->system_usec);
+        json_stat(j, "nr_periods", st->nr_periods);
+        json_stat(j, "nr_throttled", st->nr_throttled);
+        json_stat(j, "throttled_usec", st->throttled_usec);
+        if (info->pressure >= 0)
+                json_double(j, "pressure_some_avg10", info->pressure);
+        else
+                json_null(j, "pressure_some_avg10");
+        json_close(j, '{');
+        json_open(j, "sessions", '[');
+        for (size_t i = 0; i < info->n_scopes; i++) {
+                const ScopeInfo *sc = &info->scopes[i];
+
+                json_open(j, NULL, '{');
+                json_string(j, "scope", sc->name);
+                json_open(j, "processes", '[');
+                for (size_t k = 0; k < sc->n_pids; k++) {
+                        json_open(j, NULL, '{');
+                        json_u64(j, "pid", (uint64_t) sc->pids[k]);
+                        json_string(j, "comm", sc->comms[k]);
+                        json_close(j, '{');
+                }
+                json_close(j, '[');
+                json_close(j, '{');
+        }
+        json_close(j, '[');
+}
+
+/* status --json: what the text shows, one object; the exit status is the text's */
+static void status_json(const RuleSet *rs, const UserIdent *u, const Resolved *res, const StatusLine *lines,
+                        const SliceInfo *info) {
+        JsonOut j = { .f = stdout };
+        char slice[SLICE_NAME_MAX];
+
+        slice_name(u->uid, slice);
+        json_open(&j, NULL, '{');
+        json_string(&j, "user", u->name);
+        json_u64(&j, "uid", u->uid);
+        json_string(&j, "slice", slice);
+        json_bool(&j, "running", info != NULL);
+        json_bool(&j, "gets_slice", login_gets_slice(res));
+        json_string(&j, "reason", login_skip_reason(res));
+        json_open(&j, "settings", '[');
+        for (Setting s = 0; s < _SETTING_MAX; s++) {
+                json_open(&j, NULL, '{');
+                json_string(&j, "setting", setting_to_string(s));
+                json_string(&j, "config", strcmp(lines[s].config, "-") == 0 ? NULL : lines[s].config);
+                json_string(&j, "live", strcmp(lines[s].live, "-") == 0 ? NULL : lines[s].live);
+                if (lines[s].source) {
+                        json_string(&j, "file", rule_file(rs, lines[s].source));
+                        json_u64(&j, "line", lines[s].source->line);
+                } else {
+                        json_null(&j, "file");
+                        json_null(&j, "line");
+                }
+                json_string(&j, "note", lines[s].note);
+                json_bool(&j, "drift", lines[s].drift);
+                json_close(&j, '{');
+        }
+        json_close(&j, '[');
+        if (info)
+                status_json_running(&j, info);
+        json_close(&j, '{');
+}
+
 int verb_status(int argc, char **argv) {
         _cleanup_(backend_closep) SliceBackend b = {};
         _cleanup_(ruleset_done) RuleSet rs = {};
@@ -316,9 +395,6 @@ int verb_status(int argc, char **argv) {
         bool have_slice, drift = false;
         int r;
 
-        /* #18 item 5: refused rather than silently ignored until status has a JSON form */
-        if (arg_json)
-                return log_error(-EOPNOTSUPP, "'status' has no --json output (list, top and check have)");
         r = resolve_one_user("status", argc, argv, &u, &rs, &res);
         if (r < 0)
                 return r;
@@ -330,10 +406,15 @@ int verb_status(int argc, char **argv) {
                 return log_error(r, "reading the slice of %s: %s", u.name, cs_error_text(&e, r));
         have_slice = r >= 0;
 
+        status_lines(b.v2, &res, have_slice ? &info : NULL, lines);
+        if (arg_json) {
+                status_json(&rs, &u, &res, lines, have_slice ? &info : NULL);
+                slice_info_done(&info);
+                return have_slice ? 0 : 3;
+        }
         slice_name(u.uid, slice);
         print_line(stdout, "%s (uid %u): %s%s", u.name, (unsigned) u.uid, slice, have_slice ? "" : " (no running slice)");
         putchar('\n');
-        status_lines(b.v2, &res, have_slice ? &info : NULL, lines);
         printf("%-20s %-10s %-10s %s\n", "SETTING", "CONFIG", "LIVE", "SOURCE");
         for (Setting s = 0; s < _SETTING_MAX; s++) {
                 char name[32];

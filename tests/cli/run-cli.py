@@ -467,8 +467,31 @@ def case_check():
         check(doc["diagnostics"][0]["line"] is None and doc["diagnostics"][0]["severity"] == "error",
               "a whole-file error has line null: %r" % doc)
         os.chmod(t.conf, 0o644)
-        for verb in ("status", "explain"):
-            one_line_error(run(t, "--json", verb, "alice", rc=1), "'%s' has no --json output" % verb)
+    finally:
+        t.cleanup()
+
+
+def case_json_status_explain():
+    """#18 item 5: explain and status answer in JSON too, the same answer as their text"""
+    t = standard_tree("legacy")
+    try:
+        doc = json.loads(run(t, "--json", "explain", "alice").stdout)
+        w = doc["settings"][1]
+        check(doc["user"] == "alice" and doc["uid"] == 1001 and doc["gets_slice"] is True and doc["reason"] is None
+              and w["setting"] == "CPUWeight" and w["value"] == "400"
+              and w["source"]["rule"] == "alice CPUWeight=400 CPUQuota=50%" and w["source"]["domain"] == "user"
+              and [o["rule"] for o in w["overridden"]] == ["* CPUWeight=100"], "explain --json: %r" % doc)
+        doc = json.loads(run(t, "--json", "explain", "root").stdout)
+        check(doc["gets_slice"] is False and doc["reason"] == "no config line matches", "root: %r" % doc)
+        doc = json.loads(run(t, "--json", "status", "alice").stdout)
+        st = {x["setting"]: x for x in doc["settings"]}
+        check(doc["running"] is True and st["CPUWeight"]["config"] == "400" and st["CPUWeight"]["live"] == "400"
+              and st["CPUWeight"]["drift"] is False and st["CPUQuota"]["config"] == "50%"
+              and st["CPUQuota"]["line"] == 3 and doc["cpu"]["nr_throttled"] == 15
+              and sorted(x["scope"] for x in doc["sessions"]) == ["session-12.scope", "session-3.scope"],
+              "status --json: %r" % doc)
+        p = run(t, "--json", "status", "carol", rc=3)
+        check(json.loads(p.stdout)["running"] is False, "carol: %r" % p.stdout)
     finally:
         t.cleanup()
 

@@ -29,6 +29,7 @@ extern const char *arg_parent;
 extern int arg_layout;                  /* CgroupLayoutKind, -1: detect */
 enum { SLICECTL_BACKEND_AUTO, SLICECTL_BACKEND_CGROUPFS, SLICECTL_BACKEND_SYSTEMD };
 extern int arg_backend;
+extern const char *arg_textfile;        /* metrics --textfile DIR */
 
 /* "slicectl: ..." on stderr; returns r (or -EINVAL when r is 0) so verbs can `return log_error(...)`. */
 int log_error(int r, const char *fmt, ...) _printf_(2, 3);
@@ -47,6 +48,9 @@ int resolve_one_user(const char *verb, int argc, char **argv, UserIdent *u, Rule
 int ident_for_uid(uid_t uid, UserIdent *ret);
 /* Writing verbs: root, or a plain error saying so. */
 int require_root(const char *verb, const char *what);
+/* What `check [FILE...]` finds (argv[0] is the verb): the config's diagnostics, and a warning for each
+ * user or group NSS does not know. Returns 0 or -errno (logged). */
+int check_collect(int argc, char **argv, DiagList *d);
 /* One syslog line per change: who (uid, SUDO_USER) did what. */
 void log_change(const char *fmt, ...) _printf_(1, 2);
 
@@ -59,3 +63,4 @@ int verb_set(int argc, char **argv);
 int verb_unset(int argc, char **argv);
 int verb_apply(int argc, char **argv);
 int verb_gc(int argc, char **argv);
+int verb_metrics(int argc, char **argv);

@@ -156,7 +156,8 @@ static void test_procs(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_cpu_stat),        cmocka_unit_test(test_cpuacct_usage),
-                cmocka_unit_test(test_pressure), cmocka_unit_test(test_pressure_total),        cmocka_unit_test(test_single_numbers),
+                cmocka_unit_test(test_pressure),        cmocka_unit_test(test_pressure_total),
+                cmocka_unit_test(test_single_numbers),
                 cmocka_unit_test(test_cpu_max_roundtrip), cmocka_unit_test(test_procs),
         };
 

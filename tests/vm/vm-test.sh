@@ -38,6 +38,8 @@ nosd-v2|nosd-v1) GUEST=guest-cgroupfs.sh ;;
 systemd-v2|systemd-v1) GUEST=guest-systemd-backend.sh ;;
 *) fail "unknown environment '$ENV'" ;;
 esac
+# a second argument picks another guest half (guest-metrics.sh: vm-metrics-ENV)
+[ -n "${2:-}" ] && GUEST=$2 && NAME=vm-metrics-$ENV
 [ "$(id -u)" = 0 ] || skip "needs root (the guest image is built with debootstrap and chroot)"
 command -v qemu-system-x86_64 > /dev/null || skip "qemu-system-x86_64 is not installed (tools/install-deps vm)"
 [ -f "${PAM_CPUSLICE_MODULE:-}" ] || fail "PAM_CPUSLICE_MODULE='${PAM_CPUSLICE_MODULE:-}' is not a file"
@@ -55,6 +57,7 @@ cp "$SLICECTL" "$SHARE/slicectl"
 [ -f "${PAM_CPUSLICE_SYSTEMD:-}" ] && cp "$PAM_CPUSLICE_SYSTEMD" "$SHARE/pam_cpuslice-systemd.so"
 [ -f "${PAM_RUN:-}" ] && cp "$PAM_RUN" "$SHARE/pam-run"
 cp "$HERE"/*.sh "$SHARE/" # the guest halves and what they source or run
+[ -d "${CPUSLICE_BUILD_CONF:-}" ] && cp "$CPUSLICE_BUILD_CONF"/cpuslice-metrics.{service,cron} "$TOP"/conf/systemd/cpuslice-metrics.timer "$SHARE/"
 {
         [ -n "${CPUSLICE_VM_HOGS:-}" ] && echo "HOGS=$CPUSLICE_VM_HOGS"
         [ -n "${CPUSLICE_VM_FAIR_SECS:-}" ] && echo "FAIR_SECS=$CPUSLICE_VM_FAIR_SECS"

@@ -3,6 +3,7 @@
  * (DIR/cpuslice.prom, replaced atomically). The values are list's: the same rows_collect() over
  * the same readers (slice-read.c, cgroup-stat.c), on every layout and either backend. */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,49 +21,8 @@
 
 const char *arg_textfile;
 
+/* For what is not one uint64_t field of the row: false when the slice has no such figure. */
 typedef bool (*SliceMetric)(const SliceRow *r, PromValue *ret);
-
-static bool usec_or_none(uint64_t usec, PromValue *ret) {
-        *ret = PROM_USEC(usec);
-        return usec != CGSTAT_NONE;
-}
-
-static bool count_or_none(uint64_t n, PromValue *ret) {
-        *ret = PROM_U64(n);
-        return n != CGSTAT_NONE;
-}
-
-static bool m_usage(const SliceRow *r, PromValue *ret) {
-        return usec_or_none(r->info.stat.usage_usec, ret);
-}
-
-static bool m_user(const SliceRow *r, PromValue *ret) {
-        return usec_or_none(r->info.stat.user_usec, ret);
-}
-
-static bool m_system(const SliceRow *r, PromValue *ret) {
-        return usec_or_none(r->info.stat.system_usec, ret);
-}
-
-static bool m_throttled(const SliceRow *r, PromValue *ret) {
-        return usec_or_none(r->info.stat.throttled_usec, ret);
-}
-
-static bool m_periods(const SliceRow *r, PromValue *ret) {
-        return count_or_none(r->info.stat.nr_periods, ret);
-}
-
-static bool m_throttled_periods(const SliceRow *r, PromValue *ret) {
-        return count_or_none(r->info.stat.nr_throttled, ret);
-}
-
-static bool m_pressure(const SliceRow *r, PromValue *ret) {
-        return usec_or_none(r->info.pressure_total_usec, ret);
-}
-
-static bool m_weight(const SliceRow *r, PromValue *ret) {
-        return count_or_none(r->weight, ret); /* CPU_WEIGHT_IDLE is 0 */
-}
 
 static bool m_quota(const SliceRow *r, PromValue *ret) {
         const SliceInfo *s = &r->info;
@@ -79,35 +39,52 @@ static bool m_sessions(const SliceRow *r, PromValue *ret) {
         return true;
 }
 
-/* In the order they are written; each family's samples follow its HELP and TYPE lines. */
+#define FIELD(kind, f) kind, offsetof(SliceRow, f), NULL
+#define FUNC(fn) 0, 0, fn
+
+/* In the order they are written; each family's samples follow its HELP and TYPE lines. A field
+ * that is CGSTAT_NONE (the kernel does not offer it here) gives no sample. */
 static const struct {
         const char *name;
         PromType type;
-        SliceMetric value;
+        PromValueKind kind;     /* of the uint64_t field at offset */
+        size_t offset;
+        SliceMetric value;      /* or this */
         const char *help;
 } slice_families[] = {
-        { "cpuslice_cpu_usage_seconds_total", PROM_COUNTER, m_usage,
+        { "cpuslice_cpu_usage_seconds_total", PROM_COUNTER, FIELD(PROM_VALUE_USEC, info.stat.usage_usec),
           "CPU time used by the user's slice (cpu.stat usage_usec; cpuacct.usage on cgroup v1)." },
-        { "cpuslice_cpu_user_seconds_total", PROM_COUNTER, m_user,
+        { "cpuslice_cpu_user_seconds_total", PROM_COUNTER, FIELD(PROM_VALUE_USEC, info.stat.user_usec),
           "CPU time the user's slice spent in user mode (cpu.stat user_usec)." },
-        { "cpuslice_cpu_system_seconds_total", PROM_COUNTER, m_system,
+        { "cpuslice_cpu_system_seconds_total", PROM_COUNTER, FIELD(PROM_VALUE_USEC, info.stat.system_usec),
           "CPU time the user's slice spent in the kernel (cpu.stat system_usec)." },
-        { "cpuslice_cpu_throttled_seconds_total", PROM_COUNTER, m_throttled,
+        { "cpuslice_cpu_throttled_seconds_total", PROM_COUNTER, FIELD(PROM_VALUE_USEC, info.stat.throttled_usec),
           "Time the user's slice was held back by its CPUQuota= (cpu.stat throttled_usec / throttled_time)." },
-        { "cpuslice_cpu_periods_total", PROM_COUNTER, m_periods,
+        { "cpuslice_cpu_periods_total", PROM_COUNTER, FIELD(PROM_VALUE_U64, info.stat.nr_periods),
           "Quota enforcement periods in which the user's slice ran (cpu.stat nr_periods)." },
-        { "cpuslice_cpu_throttled_periods_total", PROM_COUNTER, m_throttled_periods,
+        { "cpuslice_cpu_throttled_periods_total", PROM_COUNTER, FIELD(PROM_VALUE_U64, info.stat.nr_throttled),
           "Periods in which the user's slice used up its quota (cpu.stat nr_throttled)." },
-        { "cpuslice_cpu_pressure_some_seconds_total", PROM_COUNTER, m_pressure,
+        { "cpuslice_cpu_pressure_some_seconds_total", PROM_COUNTER,
+          FIELD(PROM_VALUE_USEC, info.pressure_total_usec),
           "Time at least one task of the user's slice waited for a CPU (cpu.pressure some total; "
           "only where PSI exists)." },
-        { "cpuslice_cpu_weight", PROM_GAUGE, m_weight,
+        { "cpuslice_cpu_weight", PROM_GAUGE, FIELD(PROM_VALUE_U64, weight), /* CPU_WEIGHT_IDLE is 0 */
           "CPUWeight= in force for the user's slice (cpu.weight, or cpu.shares mapped back on v1); "
           "0 for CPUWeight=idle." },
-        { "cpuslice_cpu_quota_cpus", PROM_GAUGE, m_quota,
+        { "cpuslice_cpu_quota_cpus", PROM_GAUGE, FUNC(m_quota),
           "CPUQuota= in force for the user's slice, in CPUs (quota / period); absent when unlimited." },
-        { "cpuslice_sessions", PROM_GAUGE, m_sessions, "Session scopes in the user's slice." },
+        { "cpuslice_sessions", PROM_GAUGE, FUNC(m_sessions), "Session scopes in the user's slice." },
 };
+
+static bool slice_value(size_t family, const SliceRow *r, PromValue *ret) {
+        uint64_t v;
+
+        if (slice_families[family].value)
+                return slice_families[family].value(r, ret);
+        memcpy(&v, (const char *) r + slice_families[family].offset, sizeof v);
+        *ret = (PromValue) { .kind = slice_families[family].kind, .u = v };
+        return v != CGSTAT_NONE;
+}
 
 typedef struct Metrics {
         Rows rows;
@@ -138,7 +115,7 @@ static int metrics_write(FILE *f, void *userdata) {
                 for (size_t j = 0; r >= 0 && j < m->rows.n; j++) {
                         PromValue v;
 
-                        if (slice_families[i].value(&m->rows.rows[j], &v))
+                        if (slice_value(i, &m->rows.rows[j], &v))
                                 r = prom_write_sample(f, slice_families[i].name, m->labels[j], v);
                 }
                 if (r < 0)

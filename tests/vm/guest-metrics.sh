@@ -169,11 +169,12 @@ u_frozen=$(usage_now 1001)
 check "a file written after the freeze" wait_new_file "$t_frozen" 40
 scrape "$D/scrape2"
 u2=$(val "$D/scrape2" cpuslice_cpu_usage_seconds_total alice)
+u_still=$(usage_now 1001)
 echo 0 > $CG/user-1001.slice/cgroup.freeze
 fig "metrics frozen: cpu.stat ${u_frozen} s, /metrics ${u2} s"
 # node_exporter prints the number its own way (21.62285 for 21.622850): compared as numbers
 check "frozen: /metrics says ${u2} s, cpu.stat ${u_frozen} s" \
-        is_true "${u2:-0} == $u_frozen && $(usage_now 1001) == $u_frozen"
+        is_true "${u2:-0} == $u_frozen && $u_still == $u_frozen"
 check "the counter did not go back" is_true "$u2 >= $u_scr"
 
 section "alice logs out: her slice leaves the next file"

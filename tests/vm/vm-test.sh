@@ -9,6 +9,8 @@
 #   systemd-v1         (su -l, runuser -l, login): systemd's properties and the kernel files, 3:1
 #                      split, 50 % quota, config changes, stopped slices, slicectl; on v2 also
 #                      su/sudo/runuser into the target's slice, and an unreachable or hung bus
+# vm-test.sh ENV guest-metrics.sh (vm-metrics-systemd-v2, vm-metrics-nosd-v2): slicectl metrics
+#                      with the real node_exporter, the shipped timer or cron line (guest-metrics.sh)
 #
 # Env: PAM_CPUSLICE_MODULE, SLICECTL (built artifacts; meson sets them), PAM_CPUSLICE_SYSTEMD (the
 # systemd backend plugin, installed beside the module when set), PAM_RUN; CPUSLICE_VM_LOGDIR (where

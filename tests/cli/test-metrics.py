@@ -298,7 +298,10 @@ def case_textfile():
         e = Tree("legacy")
         shutil.rmtree(e.path("cpu", "user.slice"))
         try:
-            fams, _ = parse(metrics(e).stdout)
+            out = metrics(e).stdout
+            promtool_ok(out, "no slices")
+            fams, order = parse(out)
+            check(order == list(FAMILIES), "every family has HELP and TYPE, even without samples: %r" % order)
             check(fams["cpuslice_slices"]["samples"] == {(): 0.0}
                   and all(not fams[n]["samples"] for n in SLICE_FAMILIES), "empty host")
         finally:

@@ -283,13 +283,14 @@ def case_textfile():
         check(b["cpuslice_metrics_timestamp_seconds"]["samples"][()] >=
               a["cpuslice_metrics_timestamp_seconds"]["samples"][()], "timestamp")
 
-        # a failure leaves the previous file as it was and no temporary file
-        os.chmod(d, 0o555)
-        if os.geteuid() != 0:
-            p = run(t, "metrics", "--textfile", d, rc=1)
-            cli.one_line_error(p, "cannot write")
-            check(sorted(os.listdir(d)) == ["cpuslice.prom"], "nothing left behind: %r" % os.listdir(d))
-        os.chmod(d, 0o755)
+        # a failed replace (here: the target is a directory, so rename fails even for root) is one
+        # error line and leaves no temporary file
+        f = tempfile.mkdtemp(prefix="slicectl-textfile-fail-")
+        os.mkdir(os.path.join(f, "cpuslice.prom"))
+        p = run(t, "metrics", "--textfile", f, rc=1)
+        cli.one_line_error(p, "cannot write %s/cpuslice.prom" % f)
+        check(os.listdir(f) == ["cpuslice.prom"], "nothing left behind: %r" % os.listdir(f))
+        shutil.rmtree(f)
         cli.one_line_error(run(t, "metrics", "--textfile", os.path.join(d, "nope"), rc=1),
                            "cannot open the textfile directory")
         cli.one_line_error(run(t, "metrics", "extra", rc=1), "takes no arguments")

@@ -71,8 +71,8 @@ int main(int argc, char **argv) {
                         fprintf(stderr, "conf-scale: %s: %zu diagnostics\n", argv[1], diags.n);
                 n_rules = rs.n;
                 matched = res.matched;
-                ruleset_free(&rs);
-                diag_list_free(&diags);
+                ruleset_done(&rs);
+                diag_list_done(&diags);
                 user_done(&u);
         }
         qsort(t, (size_t) reps, sizeof *t, cmp_u64);

@@ -8,12 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
 
 #include "backend-cgroupfs.h"
 #include "macro.h"
-#include "parse-util.h"
+#include "proc-cgroup.h"
 
 #define CGFS_FILE_MAX (64 * 1024)
 /* a close removing the slice between our mkdir and our write is retried this often */
@@ -91,27 +92,36 @@ void cgfs_close(Cgfs *c) {
         c->parent = NULL;
 }
 
-void cgfs_slice_name(uid_t uid, char buf[static CGFS_NAME_MAX]) {
-        snprintf(buf, CGFS_NAME_MAX, "user-%" PRIu32 ".slice", (uint32_t) uid);
-}
-
-const char *cgfs_scope_name(const char *session_id, char buf[static CGFS_NAME_MAX]) {
-        /* the PAM environment can be user-influenced (pam_env): never a path character */
-        if (!name_is_safe(session_id, CGFS_SESSION_ID_MAX))
-                return NULL;
-        snprintf(buf, CGFS_NAME_MAX, "session-%s.scope", session_id);
-        return buf;
-}
-
 static bool is_cgroupfs(const struct statfs *s) {
         return s->f_type == CGROUP_SUPER_MAGIC || s->f_type == CGROUP2_SUPER_MAGIC;
 }
 
-/* takes fd; returns it, or an error when it is not on cgroupfs (unless a test tree is in use) */
-static int check_cgroupfs(Cgfs *c, int fd, const char *name, CsError *e) {
+/* A cgroup owned by anyone but root was delegated (chown, Delegate=): its owner can turn off +cpu
+ * below it, plant scopes, or freeze and kill root's processes moved into it. Only root can be
+ * tricked into acting for someone else: others reach only what they may anyway. */
+static int check_owner(int fd, const char *name, CsError *e) {
+        struct stat st;
+
+        if (geteuid() != 0)
+                return 0;
+        if (fstat(fd, &st) < 0)
+                return cs_error(e, negative_errno(), "fstat %s: %m", name);
+        if (st.st_uid != 0)
+                return cs_error(e, -EPERM, "%s is owned by uid %" PRIu32 ", not root (a delegated cgroup?); refused",
+                                name, (uint32_t) st.st_uid);
+        return 0;
+}
+
+/* takes fd; returns it, or an error when it is not on cgroupfs (unless a test tree is in use) or
+ * not root's */
+static int check_cgroupfs(Cgfs *c, int fd, const char *name, bool any_owner, CsError *e) {
         _cleanup_close_ int owned = fd;
         struct statfs sfs;
+        int r;
 
+        r = any_owner ? 0 : check_owner(owned, name, e);
+        if (r < 0)
+                return r;
         if (c->layout.check_fs) {
                 if (c->ops->fstatfs(owned, &sfs) < 0)
                         return cs_error(e, negative_errno(), "fstatfs %s: %m", name);
@@ -122,7 +132,7 @@ static int check_cgroupfs(Cgfs *c, int fd, const char *name, CsError *e) {
         return TAKE_FD(owned);
 }
 
-int cgfs_open_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
+static int open_dir(Cgfs *c, int dirfd, const char *name, bool any_owner, CsError *e) {
         int fd;
 
         fd = c->ops->openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
@@ -133,7 +143,15 @@ int cgfs_open_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
                                         name);
                 return cs_error(e, r, "cannot open %s: %m", name);
         }
-        return check_cgroupfs(c, fd, name, e);
+        return check_cgroupfs(c, fd, name, any_owner, e);
+}
+
+int cgfs_open_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
+        return open_dir(c, dirfd, name, false, e);
+}
+
+int cgfs_open_dir_to_read(Cgfs *c, int dirfd, const char *name, CsError *e) {
+        return open_dir(c, dirfd, name, true, e);
 }
 
 int cgfs_read_file(Cgfs *c, int dirfd, const char *name, char **ret, CsError *e) {
@@ -242,15 +260,15 @@ static int open_hierarchy(Cgfs *c, const CgroupHierarchy *h, CsError *e) {
         fd = c->ops->openat(c->root_fd, *h->path ? h->path : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
         if (fd < 0)
                 return cs_error(e, negative_errno(), "cannot open %s: %m", *h->path ? h->path : "the cgroup root");
-        return check_cgroupfs(c, fd, *h->path ? h->path : "the cgroup root", e);
+        return check_cgroupfs(c, fd, *h->path ? h->path : "the cgroup root", false, e);
 }
 
 /* <hierarchy>/<parent>/user.slice[/user-UID.slice] */
 static int open_slice_path(Cgfs *c, const CgroupHierarchy *h, uid_t uid, WalkFlags flags, CsError *e) {
         _cleanup_close_ int hfd = -EBADF;
-        char path[PATH_MAX], slice[CGFS_NAME_MAX];
+        char path[PATH_MAX], slice[SLICE_NAME_MAX];
 
-        cgfs_slice_name(uid, slice);
+        slice_name(uid, slice);
         snprintf(path, sizeof path, "%s/user.slice/%s", c->parent, slice);
         if (uid == (uid_t) -1)
                 snprintf(path, sizeof path, "%s/user.slice", c->parent);
@@ -266,41 +284,52 @@ int cgfs_open_user_slice_root(Cgfs *c, const CgroupHierarchy *h, CsError *e) {
         return open_slice_path(c, h, (uid_t) -1, 0, e);
 }
 
+/* A setting is written only where it differs from what the slice has: a write of cpu.max or
+ * cpu.cfs_* takes the kernel's bandwidth locks on every CPU, and most logins find their slice as
+ * the last one left it (or, just made, with the kernel's defaults). */
+static int write_setting(Cgfs *c, int fd, const char *name, const char *value, CsError *e) {
+        _cleanup_free_ char *cur = NULL;
+
+        if (cgfs_read_file(c, fd, name, &cur, NULL) >= 0 && strcmp(cur, value) == 0)
+                return 0;
+        return cgfs_write_file(c, fd, name, value, e);
+}
+
 static int write_settings(Cgfs *c, int fd, const CpuKernelValues *k, CsError *e) {
         char buf[64];
         int r;
 
         if (c->layout.cpu.v2) {
-                r = cgfs_write_file(c, fd, "cpu.idle", k->idle ? "1\n" : "0\n", e);
+                r = write_setting(c, fd, "cpu.idle", k->idle ? "1\n" : "0\n", e);
                 /* cpu.idle arrived in 5.15: without it only a real idle request is an error */
                 if (r < 0 && (k->idle || r != -ENOENT))
                         return r;
                 if (!k->idle) {
                         snprintf(buf, sizeof buf, "%" PRIu64 "\n", k->weight);
-                        r = cgfs_write_file(c, fd, "cpu.weight", buf, e);
+                        r = write_setting(c, fd, "cpu.weight", buf, e);
                         if (r < 0)
                                 return r;
                 }
                 r = cpu_max_format(k, buf, sizeof buf);
-                return r < 0 ? r : cgfs_write_file(c, fd, "cpu.max", buf, e);
+                return r < 0 ? r : write_setting(c, fd, "cpu.max", buf, e);
         }
         snprintf(buf, sizeof buf, "%" PRIu64 "\n", k->shares);
-        r = cgfs_write_file(c, fd, "cpu.shares", buf, e);
+        r = write_setting(c, fd, "cpu.shares", buf, e);
         if (r < 0)
                 return r;
         snprintf(buf, sizeof buf, "%" PRIu64 "\n", k->period_usec);
-        r = cgfs_write_file(c, fd, "cpu.cfs_period_us", buf, e);
+        r = write_setting(c, fd, "cpu.cfs_period_us", buf, e);
         if (r < 0)
                 return r;
         if (k->quota_usec == CPU_QUOTA_INFINITY)
-                return cgfs_write_file(c, fd, "cpu.cfs_quota_us", "-1\n", e);
+                return write_setting(c, fd, "cpu.cfs_quota_us", "-1\n", e);
         snprintf(buf, sizeof buf, "%" PRIu64 "\n", k->quota_usec);
-        return cgfs_write_file(c, fd, "cpu.cfs_quota_us", buf, e);
+        return write_setting(c, fd, "cpu.cfs_quota_us", buf, e);
 }
 
 static int slice_apply(Cgfs *c, uid_t uid, const CpuKernelValues *k, WalkFlags flags, int *ret_fd, CsError *e) {
         _cleanup_close_ int fd = -EBADF;
-        char slice[CGFS_NAME_MAX];
+        char slice[SLICE_NAME_MAX];
         int r;
 
         fd = open_slice_path(c, &c->layout.cpu, uid, flags, e);
@@ -314,7 +343,7 @@ static int slice_apply(Cgfs *c, uid_t uid, const CpuKernelValues *k, WalkFlags f
         }
         r = write_settings(c, fd, k, e);
         if (r < 0) {
-                cgfs_slice_name(uid, slice);
+                slice_name(uid, slice);
                 cs_error_prefix(e, "%s: ", slice);
                 return r;
         }
@@ -350,38 +379,34 @@ static bool cgroup_line_is(const CgroupHierarchy *h, const char *id, const char 
         return false;
 }
 
-/* The cgroups pid is in on the cpu hierarchy and the accounting mirror, in one read of
- * /proc/PID/cgroup ("ID:CONTROLLERS:PATH" lines). */
-static int proc_cgroup_paths(Cgfs *c, pid_t pid, char **ret_cpu, char **ret_acct) {
-        _cleanup_fclose_ FILE *f = NULL;
-        _cleanup_free_ char *line = NULL;
-        const CgroupHierarchy *acct = c->layout.acct.path ? &c->layout.acct : NULL;
-        char path[64];
-        size_t cap = 0;
+typedef struct OrigPaths {
+        Cgfs *c;
+        char *cpu, *acct;
+} OrigPaths;
 
-        snprintf(path, sizeof path, "/proc/%" PRIi32 "/cgroup", (int32_t) pid);
-        f = fopen(path, "re");
-        if (!f)
-                return -errno;
-        while (getline(&line, &cap, f) > 0) {
-                char *ctrl = strchr(line, ':'), *p;
-                char **target = NULL;
+static int take_orig_path(const char *id, const char *controllers, const char *path, void *userdata) {
+        OrigPaths *o = userdata;
+        const CgroupHierarchy *acct = o->c->layout.acct.path ? &o->c->layout.acct : NULL;
+        char **target = NULL;
 
-                if (!ctrl || !(p = strchr(ctrl + 1, ':')))
-                        continue;
-                *p++ = '\0';
-                *ctrl++ = '\0';
-                p[strcspn(p, "\n")] = '\0';
-                if (!*ret_cpu && cgroup_line_is(&c->layout.cpu, line, ctrl, hierarchy_controller(c, &c->layout.cpu)))
-                        target = ret_cpu;
-                else if (acct && !*ret_acct && cgroup_line_is(acct, line, ctrl, hierarchy_controller(c, acct)))
-                        target = ret_acct;
-                if (target && !(*target = strdup(p)))
-                        return -ENOMEM;
-        }
+        if (!o->cpu && cgroup_line_is(&o->c->layout.cpu, id, controllers, hierarchy_controller(o->c, &o->c->layout.cpu)))
+                target = &o->cpu;
+        else if (acct && !o->acct && cgroup_line_is(acct, id, controllers, hierarchy_controller(o->c, acct)))
+                target = &o->acct;
+        if (target && !(*target = strdup(path)))
+                return -ENOMEM;
         return 0;
 }
 
+/* The cgroups pid is in on the cpu hierarchy and the accounting mirror, in one read. */
+static int proc_cgroup_paths(Cgfs *c, pid_t pid, char **ret_cpu, char **ret_acct) {
+        OrigPaths o = { .c = c };
+        int r = proc_cgroup_for_each(pid, take_orig_path, &o);
+
+        *ret_cpu = o.cpu;
+        *ret_acct = o.acct;
+        return r;
+}
 
 static bool pid_is_realtime(pid_t pid) {
         int p = sched_getscheduler(pid);
@@ -423,6 +448,11 @@ static bool is_populated_error(int r) {
 
 /* rmdir that treats "still has processes or children" as a normal outcome; 1 if removed */
 static int remove_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
+        struct stat st;
+
+        /* a delegated cgroup is its owner's to remove, not ours */
+        if (geteuid() == 0 && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) >= 0 && st.st_uid != 0)
+                return 0;
         if (c->ops->unlinkat(dirfd, name, AT_REMOVEDIR) >= 0)
                 return 1;
         if (errno == ENOENT || is_populated_error(-errno))
@@ -432,10 +462,10 @@ static int remove_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
 
 static int remove_scope_and_slice(Cgfs *c, const CgroupHierarchy *h, uid_t uid, const char *scope, CsError *e) {
         _cleanup_close_ int root = -EBADF, slice_fd = -EBADF;
-        char slice[CGFS_NAME_MAX];
+        char slice[SLICE_NAME_MAX];
         int r;
 
-        cgfs_slice_name(uid, slice);
+        slice_name(uid, slice);
         root = open_slice_path(c, h, (uid_t) -1, 0, e);
         if (root == -ENOENT)
                 return 0;
@@ -479,12 +509,12 @@ void cgfs_session_done(CgfsSession *s) {
 
 /* session-ID.scope, or session-pam-PID[-N].scope when the PAM environment gives no usable id.
  * *created: name holds the scope an earlier attempt made; it is reused, not left behind for a new -N */
-static int make_scope(Cgfs *c, int slice_fd, const char *session_id, pid_t pid, char name[static CGFS_NAME_MAX],
+static int make_scope(Cgfs *c, int slice_fd, const char *session_id, pid_t pid, char name[static SLICE_NAME_MAX],
                       bool *created, CsError *e) {
-        char id[CGFS_SESSION_ID_MAX + 1];
+        char id[SESSION_ID_MAX + 1];
         int r;
 
-        if (*created || (session_id && cgfs_scope_name(session_id, name))) {
+        if (*created || (session_id && scope_name(session_id, name))) {
                 r = make_dir(c, slice_fd, name, e);
                 *created = *created || r >= 0;
                 return r;
@@ -494,7 +524,7 @@ static int make_scope(Cgfs *c, int slice_fd, const char *session_id, pid_t pid, 
                         snprintf(id, sizeof id, "pam-%" PRIi32, (int32_t) pid);
                 else
                         snprintf(id, sizeof id, "pam-%" PRIi32 "-%u", (int32_t) pid, n);
-                cgfs_scope_name(id, name);
+                scope_name(id, name);
                 if (c->ops->mkdirat(slice_fd, name, 0755) >= 0) {
                         *created = true;
                         return 0;
@@ -515,7 +545,7 @@ static int join_scope(Cgfs *c, const CgroupHierarchy *h, int dirfd, pid_t pid, C
 static int open_session_once(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, const CpuKernelValues *k,
                              CgfsSession *s, bool *scope_created, CsError *e) {
         _cleanup_close_ int slice_fd = -EBADF, scope_fd = -EBADF, acct_fd = -EBADF;
-        char path[PATH_MAX], slice[CGFS_NAME_MAX];
+        char path[PATH_MAX], slice[SLICE_NAME_MAX];
         int r;
 
         r = slice_apply(c, uid, k, WALK_CREATE | WALK_ENABLE_CPU, &slice_fd, e);
@@ -528,7 +558,7 @@ static int open_session_once(Cgfs *c, uid_t uid, const char *session_id, pid_t p
         if (scope_fd < 0)
                 return scope_fd;
         if (c->layout.acct.path) {
-                cgfs_slice_name(uid, slice);
+                slice_name(uid, slice);
                 snprintf(path, sizeof path, "%s/user.slice/%s/%s", c->parent, slice, s->scope);
                 acct_fd = open_hierarchy(c, &c->layout.acct, e);
                 if (acct_fd < 0)
@@ -557,6 +587,13 @@ int cgfs_open_session(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, con
                 cgfs_session_done(&s);
                 return cs_error(e, r, "cannot read /proc/%" PRIi32 "/cgroup: %m", (int32_t) pid);
         }
+        /* su - self inside a session, or a second instance of the module in one stack: the
+         * process is placed already, and must stay where the first placement put it */
+        if (slice_path_in_slice(s.orig_cpu, c->parent, uid)) {
+                cgfs_session_done(&s);
+                *ret = (CgfsSession) { .uid = uid };
+                return 0;
+        }
         for (unsigned attempt = 0;; attempt++) {
                 if (!scope_created)
                         s.scope[0] = '\0';
@@ -577,22 +614,12 @@ int cgfs_open_session(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, con
         return 0;
 }
 
+/* the same names slice_read_all() lists: gc and list never disagree on what a user slice is */
 static bool is_user_slice_name(const char *n) {
-        uint32_t uid;
-        char num[16];
-        size_t len = strlen(n);
-
-        if (len < 12 || strncmp(n, "user-", 5) != 0 || strcmp(n + len - 6, ".slice") != 0 || len - 11 >= sizeof num)
-                return false;
-        memcpy(num, n + 5, len - 11);
-        num[len - 11] = '\0';
-        return safe_atou32(num, &uid) >= 0;
+        uid_t uid;
+        return slice_name_to_uid(n, &uid) >= 0;
 }
 
-static bool is_scope_name(const char *n) {
-        size_t len = strlen(n);
-        return len > 6 && strcmp(n + len - 6, ".scope") == 0;
-}
 
 /* Calls fn(dirfd, name) for each subdirectory of dirfd whose name passes filter. */
 static int for_each_subdir(int dirfd, bool (*filter)(const char *), int (*fn)(Cgfs *, int, const char *, CsError *),
@@ -628,7 +655,7 @@ static int gc_slice(Cgfs *c, int root, const char *slice, CsError *e) {
                 return 0;
         if (fd < 0)
                 return fd;
-        n = for_each_subdir(fd, is_scope_name, remove_dir, c, e);
+        n = for_each_subdir(fd, scope_name_valid, remove_dir, c, e);
         if (n < 0)
                 return n;
         r = remove_dir(c, root, slice, e);

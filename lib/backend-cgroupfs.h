@@ -18,6 +18,7 @@
 #include "cgroup-layout.h"
 #include "cpu-value.h"
 #include "error.h"
+#include "slice-name.h"
 
 typedef struct CgfsOps {
         int (*openat)(int dirfd, const char *name, int flags, mode_t mode);
@@ -38,13 +39,10 @@ typedef struct Cgfs {
         const CgfsOps *ops;
 } Cgfs;
 
-#define CGFS_SESSION_ID_MAX 64
-#define CGFS_NAME_MAX 96
-
 /* What open_session remembers for close_session (the PAM layer keeps it with pam_set_data). */
 typedef struct CgfsSession {
         uid_t uid;
-        char scope[CGFS_NAME_MAX];      /* "session-3.scope" */
+        char scope[SLICE_NAME_MAX];     /* "session-3.scope" */
         char *orig_cpu;                 /* the cgroup the process came from, per hierarchy */
         char *orig_acct;
 } CgfsSession;
@@ -54,18 +52,13 @@ int cgfs_open(const char *root, const char *parent, const CgroupLayout *layout, 
               CsError *e);
 void cgfs_close(Cgfs *c);
 
-/* "user-1000.slice" */
-void cgfs_slice_name(uid_t uid, char buf[static CGFS_NAME_MAX]);
-/* Scope name for a session: session-ID.scope when id is safe ([A-Za-z0-9_-]{1,64}), else NULL
- * is returned and the caller falls back to pam-PID. */
-const char *cgfs_scope_name(const char *session_id, char buf[static CGFS_NAME_MAX]);
-
 /* Creates user.slice/user-UID.slice where missing (enabling +cpu down the path on v2) and
  * writes the settings; settings not given are written as their defaults. */
 int cgfs_apply_slice(Cgfs *c, uid_t uid, const CpuKernelValues *k, CsError *e);
 /* Writes the settings to an existing slice only (slicectl apply/set never create one). */
 int cgfs_update_slice(Cgfs *c, uid_t uid, const CpuKernelValues *k, CsError *e);
-/* apply_slice, then create the session scope and move pid into it (and into the accounting mirror). */
+/* apply_slice, then create the session scope and move pid into it (and into the accounting mirror).
+ * A pid in user-UID.slice already is left alone: ret->scope is "" then, and nothing was written. */
 int cgfs_open_session(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, const CpuKernelValues *k,
                       CgfsSession *ret, CsError *e);
 /* Moves pid back where it came from, removes the scope if empty and the slice if it has no scopes. */
@@ -74,8 +67,11 @@ void cgfs_session_done(CgfsSession *s);
 /* Removes empty session scopes and user slices below user.slice; returns how many were removed. */
 int cgfs_gc(Cgfs *c, CsError *e);
 
-/* Opens a directory below dirfd: O_NOFOLLOW|O_DIRECTORY|O_CLOEXEC, checked to be cgroupfs. */
+/* Opens a directory below dirfd: O_NOFOLLOW|O_DIRECTORY|O_CLOEXEC, checked to be cgroupfs and,
+ * when we are root, root's own: -EPERM for a delegated cgroup. */
 int cgfs_open_dir(Cgfs *c, int dirfd, const char *name, CsError *e);
+/* The same for looking only (slicectl's readers): a delegated cgroup may be read, never written. */
+int cgfs_open_dir_to_read(Cgfs *c, int dirfd, const char *name, CsError *e);
 /* Opens <hierarchy>/<parent>/user.slice (h: the layout's cpu or acct hierarchy); -ENOENT if none. */
 int cgfs_open_user_slice_root(Cgfs *c, const CgroupHierarchy *h, CsError *e);
 /* Reads a whole small file (< 64 KiB) below dirfd, NUL-terminated. */

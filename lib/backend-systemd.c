@@ -7,82 +7,154 @@
 #include <time.h>
 #include <systemd/sd-bus.h>
 
-#include "backend-cgroupfs.h"
 #include "backend-systemd.h"
 #include "macro.h"
+#include "proc-cgroup.h"
+#include "slice-name.h"
+#include "time-util.h"
 
 #define SD_DEST "org.freedesktop.systemd1"
 #define SD_PATH "/org/freedesktop/systemd1"
 #define SD_MANAGER "org.freedesktop.systemd1.Manager"
 
-/* sd_bus_flush() first waits for the connection to be up, for up to sd-bus's 90 s authentication
- * timeout: a connection that never got there is closed without it. */
+/* Never flushed: every message sent was answered before we close, and a flush waits without a
+ * bound for a peer that stopped reading. */
 static inline void bus_closep(sd_bus **b) {
-        if (!*b)
-                return;
-        if (sd_bus_is_ready(*b) > 0)
-                sd_bus_flush_close_unref(*b);
-        else
+        if (*b)
                 sd_bus_close_unref(*b);
 }
 #define _cleanup_bus_close_ _cleanup_(bus_closep)
 #define _cleanup_bus_message_ _cleanup_(sd_bus_message_unrefp)
 #define _cleanup_bus_error_ _cleanup_(sd_bus_error_free)
+#define _cleanup_bus_slot_ _cleanup_(sd_bus_slot_unrefp)
 
-static uint64_t now_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-}
-
-/* Drives the connection until authenticated and Hello'd, or until the deadline: sd-bus's own
- * authentication timeout is 90 s, far too long for a login waiting on a hung bus. */
-static int bus_wait_ready(sd_bus *bus, uint64_t deadline, CsError *e) {
+/* Drives the connection until done(bus, userdata) or the deadline, which is checked on every
+ * turn: a peer that keeps sending messages must not keep us here. EINTR (su and sudo have signal
+ * handlers, and the caller can send signals to them) is a reason to look again, not to give up. */
+static int bus_run_until(sd_bus *bus, bool (*done)(sd_bus *, void *), void *userdata, uint64_t deadline,
+                         const char *what, CsError *e) {
         for (;;) {
-                uint64_t now;
-                int r = sd_bus_is_ready(bus);
+                uint64_t now = now_usec();
+                int r;
 
-                if (r > 0)
+                r = done(bus, userdata);
+                if (r)
                         return 0;
-                if (r < 0)
-                        return cs_error(e, r, "cannot connect to the system bus: %m");
-                r = sd_bus_process(bus, NULL);
-                if (r < 0)
-                        return cs_error(e, r, "cannot connect to the system bus: %m");
-                if (r > 0)
-                        continue;
-                now = now_usec();
                 if (now >= deadline)
-                        return cs_error(e, -ETIMEDOUT, "the system bus did not answer in time");
-                r = sd_bus_wait(bus, deadline - now);
+                        return cs_error(e, -ETIMEDOUT, "%s: no answer within timeout=", what);
+                r = sd_bus_process(bus, NULL);
+                if (r == -EINTR || r > 0)
+                        continue;
                 if (r < 0)
-                        return cs_error(e, r, "cannot connect to the system bus: %m");
+                        return cs_error(e, r, "%s: %m", what);
+                r = sd_bus_wait(bus, deadline - now);
+                if (r < 0 && r != -EINTR)
+                        return cs_error(e, r, "%s: %m", what);
         }
 }
 
-static int bus_open(uint64_t timeout_usec, sd_bus **ret, CsError *e) {
+static bool bus_ready(sd_bus *bus, void *userdata) {
+        return sd_bus_is_ready(bus) != 0; /* < 0: closed, which sd_bus_process() reports next */
+}
+
+/* The address is fixed, never taken from the environment: inside su and sudo the environment is
+ * the caller's, and sd-bus executes unixexec: addresses as whoever calls it (root). */
+static int bus_address(const char *socket_path, char *buf, size_t n) {
+        static const char hex[] = "0123456789abcdef";
+        const char *p = socket_path ? socket_path : BUS_SYSTEM_SOCKET;
+        size_t k = (size_t) snprintf(buf, n, "unix:path=");
+
+        if (*p != '/')
+                return -EINVAL;
+        /* D-Bus address escaping: only [-0-9A-Za-z_/.\*] may stand as they are */
+        for (; *p; p++) {
+                unsigned char c = (unsigned char) *p;
+                bool plain = strchr("-_/.\\*", c) || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z');
+                if (k + 4 > n)
+                        return -ENAMETOOLONG;
+                if (plain)
+                        buf[k++] = (char) c;
+                else {
+                        buf[k++] = '%';
+                        buf[k++] = hex[c >> 4];
+                        buf[k++] = hex[c & 15];
+                }
+        }
+        buf[k] = '\0';
+        return 0;
+}
+
+static int bus_open(const char *socket_path, uint64_t deadline, sd_bus **ret, CsError *e) {
         _cleanup_bus_close_ sd_bus *bus = NULL;
-        const char *address = getenv("DBUS_SYSTEM_BUS_ADDRESS");
+        char address[BUS_ADDRESS_MAX];
+        uint64_t now = now_usec();
         int r;
 
+        r = bus_address(socket_path, address, sizeof address);
+        if (r < 0)
+                return cs_error(e, r, "bad bus socket path");
         /* a private connection: a long-lived process like sshd must not keep one from a module;
          * set up by hand rather than with sd_bus_open_system() so that connecting is bounded too */
         r = sd_bus_new(&bus);
         if (r < 0)
                 return cs_error(e, r, "cannot allocate a bus connection: %m");
-        r = sd_bus_set_address(bus, address ? address : "unix:path=/run/dbus/system_bus_socket");
+        r = sd_bus_set_address(bus, address);
         if (r >= 0)
                 r = sd_bus_set_bus_client(bus, 1);
-        if (r >= 0)
-                r = sd_bus_set_method_call_timeout(bus, timeout_usec);
+        if (r >= 0) /* sd-bus's own default comes from $SYSTEMD_BUS_TIMEOUT: never consulted */
+                r = sd_bus_set_method_call_timeout(bus, deadline > now ? deadline - now : 1);
         if (r >= 0)
                 r = sd_bus_start(bus);
         if (r < 0)
                 return cs_error(e, r, "cannot connect to the system bus: %m");
-        r = bus_wait_ready(bus, now_usec() + timeout_usec, e);
+        r = bus_run_until(bus, bus_ready, NULL, deadline, "connecting to the system bus", e);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(bus);
+        return 0;
+}
+
+/* One method call, answered or failed within the deadline. */
+typedef struct BusCall {
+        bool done;
+        sd_bus_message *reply;
+        sd_bus_error error;
+} BusCall;
+
+static void bus_call_done(BusCall *c) {
+        sd_bus_message_unref(c->reply);
+        sd_bus_error_free(&c->error);
+}
+
+static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        BusCall *c = userdata;
+
+        c->done = true;
+        if (sd_bus_message_is_method_error(m, NULL))
+                return sd_bus_error_copy(&c->error, sd_bus_message_get_error(m)), 0;
+        c->reply = sd_bus_message_ref(m);
+        return 0;
+}
+
+static bool call_done(sd_bus *bus, void *userdata) {
+        return ((BusCall *) userdata)->done;
+}
+
+/* r < 0 with c->error set when systemd answered with an error */
+static int bus_call(sd_bus *bus, sd_bus_message *m, uint64_t deadline, const char *what, BusCall *c, CsError *e) {
+        _cleanup_bus_slot_ sd_bus_slot *slot = NULL;
+        uint64_t now = now_usec();
+        int r;
+
+        *c = (BusCall) { .error = SD_BUS_ERROR_NULL };
+        r = sd_bus_call_async(bus, &slot, m, on_reply, c, deadline > now ? deadline - now : 1);
+        if (r < 0)
+                return cs_error(e, r, "%s: %m", what);
+        r = bus_run_until(bus, call_done, c, deadline, what, e);
+        if (r < 0)
+                return r;
+        if (sd_bus_error_is_set(&c->error))
+                return cs_error(e, sd_bus_error_get_errno(&c->error), "%s: %s", what, c->error.message ? c->error.message : c->error.name);
         return 0;
 }
 
@@ -115,67 +187,64 @@ static int build_set_properties(sd_bus *bus, const char *unit, uint64_t weight, 
         return 0;
 }
 
-static int call_set_properties(sd_bus *bus, const char *unit, uint64_t weight, uint64_t quota, uint64_t period,
-                               uint64_t timeout_usec, sd_bus_error *error) {
-        _cleanup_bus_message_ sd_bus_message *m = NULL, *reply = NULL;
+static int set_properties(sd_bus *bus, const char *unit, uint64_t weight, const BusSliceSettings *s,
+                          uint64_t deadline, BusCall *c, CsError *e) {
+        _cleanup_bus_message_ sd_bus_message *m = NULL;
+        uint64_t quota = s->quota_set ? s->limits.quota_per_sec : BUS_USEC_INFINITY;
+        uint64_t period = s->period_set ? s->limits.period_usec : BUS_USEC_INFINITY;
         int r;
 
         r = build_set_properties(bus, unit, weight, quota, period, &m);
         if (r < 0)
-                return r;
-        return sd_bus_call(bus, m, timeout_usec, error, &reply);
+                return cs_error(e, r, "building SetUnitProperties: %m");
+        return bus_call(bus, m, deadline, "systemd SetUnitProperties", c, e);
+}
+
+static int apply_on(sd_bus *bus, uid_t uid, const BusSliceSettings *s, uint64_t deadline, bool *ret_idle_fallback,
+                    CsError *e) {
+        _cleanup_(bus_call_done) BusCall c = {};
+        char unit[SLICE_NAME_MAX];
+        uint64_t weight = s->weight_set ? s->limits.weight : BUS_USEC_INFINITY;
+        int r;
+
+        slice_name(uid, unit);
+        *ret_idle_fallback = false;
+        r = set_properties(bus, unit, weight, s, deadline, &c, e);
+        if (r < 0 && weight == CPU_WEIGHT_IDLE && sd_bus_error_has_name(&c.error, SD_BUS_ERROR_INVALID_ARGS)) {
+                /* systemd before CPUWeight=idle: the lowest weight is the closest it has */
+                bus_call_done(&c);
+                *ret_idle_fallback = true;
+                r = set_properties(bus, unit, CPU_WEIGHT_MIN, s, deadline, &c, e);
+        }
+        return r;
 }
 
 int bus_apply_slice(uid_t uid, const BusSliceSettings *s, uint64_t timeout_usec, bool *ret_idle_fallback,
                     CsError *e) {
         _cleanup_bus_close_ sd_bus *bus = NULL;
-        _cleanup_bus_error_ sd_bus_error error = SD_BUS_ERROR_NULL;
-        char unit[CGFS_NAME_MAX];
-        uint64_t weight, quota, period;
+        uint64_t deadline = usec_deadline(timeout_usec);
+        bool idle_fallback;
         int r;
 
-        cgfs_slice_name(uid, unit);
-        weight = s->weight_set ? s->limits.weight : BUS_USEC_INFINITY;
-        quota = s->quota_set ? s->limits.quota_per_sec : BUS_USEC_INFINITY;
-        period = s->period_set ? s->limits.period_usec : BUS_USEC_INFINITY;
-        if (ret_idle_fallback)
-                *ret_idle_fallback = false;
-        r = bus_open(timeout_usec, &bus, e);
+        r = bus_open(NULL, deadline, &bus, e);
         if (r < 0)
                 return r;
-        r = call_set_properties(bus, unit, weight, quota, period, timeout_usec, &error);
-        if (r < 0 && weight == CPU_WEIGHT_IDLE && sd_bus_error_has_name(&error, SD_BUS_ERROR_INVALID_ARGS)) {
-                /* systemd before CPUWeight=idle: the lowest weight is the closest it has */
-                sd_bus_error_free(&error);
-                if (ret_idle_fallback)
-                        *ret_idle_fallback = true;
-                r = call_set_properties(bus, unit, CPU_WEIGHT_MIN, quota, period, timeout_usec, &error);
-        }
-        if (r < 0)
-                return cs_error(e, r, "systemd SetUnitProperties(%s): %s", unit,
-                                error.message ? error.message : strerror(-r));
-        return 0;
+        r = apply_on(bus, uid, s, deadline, &idle_fallback, e);
+        if (r >= 0 && ret_idle_fallback)
+                *ret_idle_fallback = idle_fallback;
+        return r;
 }
 
-int bus_pid_in_user_slice(pid_t pid, uid_t uid) {
-        _cleanup_fclose_ FILE *f = NULL;
-        _cleanup_free_ char *line = NULL;
-        char path[64], slice[CGFS_NAME_MAX + 2];
-        size_t cap = 0;
+static int line_in_user_slice(const char *id, const char *controllers, const char *path, void *userdata) {
+        /* the unified line, or systemd's own named hierarchy on legacy/hybrid hosts */
+        bool systemd_line = (strcmp(id, "0") == 0 && !*controllers) || strcmp(controllers, "name=systemd") == 0;
 
-        snprintf(path, sizeof path, "/proc/%" PRIi32 "/cgroup", (int32_t) pid);
-        snprintf(slice, sizeof slice, "/user-%" PRIu32 ".slice/", (uint32_t) uid);
-        f = fopen(path, "re");
-        if (!f)
-                return -errno;
-        while (getline(&line, &cap, f) > 0) {
-                /* the unified line, or systemd's own named hierarchy on legacy/hybrid hosts */
-                if (strncmp(line, "0::", 3) != 0 && !strstr(line, ":name=systemd:"))
-                        continue;
-                if (strstr(line, slice))
-                        return 1;
-        }
-        return 0;
+        return systemd_line && slice_path_in_slice(path, "", *(const uid_t *) userdata);
+}
+
+/* The path systemd puts a process of uid's slice at, exactly as a prefix (slice_path_in_slice). */
+int bus_pid_in_user_slice(pid_t pid, uid_t uid) {
+        return proc_cgroup_for_each(pid, line_in_user_slice, &uid);
 }
 
 typedef struct JobWait {
@@ -198,13 +267,17 @@ static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error
         return 0;
 }
 
+static bool job_done(sd_bus *bus, void *userdata) {
+        return ((JobWait *) userdata)->done;
+}
+
 static int build_scope_call(sd_bus *bus, const char *scope, uid_t uid, pid_t pid, const char *description,
                             sd_bus_message **ret) {
         _cleanup_bus_message_ sd_bus_message *m = NULL;
-        char slice[CGFS_NAME_MAX];
+        char slice[SLICE_NAME_MAX];
         int r;
 
-        cgfs_slice_name(uid, slice);
+        slice_name(uid, slice);
         r = sd_bus_message_new_method_call(bus, &m, SD_DEST, SD_PATH, SD_MANAGER, "StartTransientUnit");
         if (r < 0)
                 return r;
@@ -222,60 +295,61 @@ static int build_scope_call(sd_bus *bus, const char *scope, uid_t uid, pid_t pid
         return 0;
 }
 
-static int wait_job(sd_bus *bus, JobWait *w, uint64_t timeout_usec, CsError *e) {
-        uint64_t deadline = now_usec() + timeout_usec;
+/* Moves pid into a new transient scope in user-UID.slice and waits for the job, or the shell
+ * forked right after (su, sudo) would start behind in the caller's slice. */
+static int move_on(sd_bus *bus, uid_t uid, pid_t pid, const char *description, uint64_t deadline,
+                   char ret_scope[static BUS_SCOPE_NAME_MAX], CsError *e) {
+        _cleanup_(bus_call_done) BusCall c = {};
+        _cleanup_bus_message_ sd_bus_message *m = NULL;
+        _cleanup_bus_slot_ sd_bus_slot *slot = NULL;
+        JobWait w = {};
+        int r;
 
-        while (!w->done) {
-                uint64_t now = now_usec();
-                int r = sd_bus_process(bus, NULL);
-                if (r < 0)
-                        return cs_error(e, r, "waiting for systemd: %m");
-                if (r > 0)
-                        continue;
-                if (now >= deadline)
-                        return cs_error(e, -ETIMEDOUT, "systemd did not finish the scope job in time");
-                r = sd_bus_wait(bus, deadline - now);
-                if (r < 0)
-                        return cs_error(e, r, "waiting for systemd: %m");
-        }
-        if (strcmp(w->result, "done") != 0)
-                return cs_error(e, -EIO, "systemd's job for the scope ended with '%s'", w->result);
+        snprintf(ret_scope, BUS_SCOPE_NAME_MAX, "cpuslice-%" PRIu32 "-%" PRIi32 ".scope", (uint32_t) uid,
+                 (int32_t) pid);
+        /* subscribe before the call, or the signal may pass before we listen; the match is sent
+         * ahead of the call on the same connection, so the bus has it by then without a wait */
+        r = sd_bus_match_signal_async(bus, &slot, SD_DEST, SD_PATH, SD_MANAGER, "JobRemoved", on_job_removed,
+                                      NULL, &w);
+        if (r < 0)
+                return cs_error(e, r, "cannot listen for systemd's JobRemoved: %m");
+        r = build_scope_call(bus, ret_scope, uid, pid, description, &m);
+        if (r < 0)
+                return cs_error(e, r, "building StartTransientUnit: %m");
+        r = bus_call(bus, m, deadline, "systemd StartTransientUnit", &c, e);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(c.reply, "o", &w.job);
+        if (r < 0)
+                return cs_error(e, r, "StartTransientUnit: bad reply");
+        r = bus_run_until(bus, job_done, &w, deadline, "waiting for systemd's scope job", e);
+        if (r < 0)
+                return r;
+        if (strcmp(w.result, "done") != 0)
+                return cs_error(e, -EIO, "systemd's job for the scope ended with '%s'", w.result);
         return 0;
 }
 
-int bus_move_to_user_slice(uid_t uid, pid_t pid, const char *description, uint64_t timeout_usec, char **ret_scope,
-                           CsError *e) {
+int bus_open_session(const BusSessionRequest *req, BusSessionResult *ret, CsError *e) {
         _cleanup_bus_close_ sd_bus *bus = NULL;
-        _cleanup_bus_error_ sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_bus_message_ sd_bus_message *m = NULL, *reply = NULL;
-        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
-        JobWait w = {};
-        char scope[128];
+        BusSessionResult res = {};
         int r;
 
-        snprintf(scope, sizeof scope, "cpuslice-%" PRIu32 "-%" PRIi32 ".scope", (uint32_t) uid, (int32_t) pid);
-        r = bus_open(timeout_usec, &bus, e);
+        r = bus_open(req->socket_path, req->deadline_usec, &bus, e);
         if (r < 0)
                 return r;
-        /* subscribe before the call, or the signal may pass before we listen */
-        r = sd_bus_match_signal(bus, &slot, SD_DEST, SD_PATH, SD_MANAGER, "JobRemoved", on_job_removed, &w);
-        if (r < 0)
-                return cs_error(e, r, "cannot listen for systemd's JobRemoved: %m");
-        r = build_scope_call(bus, scope, uid, pid, description, &m);
-        if (r < 0)
-                return cs_error(e, r, "building StartTransientUnit: %m");
-        r = sd_bus_call(bus, m, timeout_usec, &error, &reply);
-        if (r < 0)
-                return cs_error(e, r, "systemd StartTransientUnit(%s): %s", scope,
-                                error.message ? error.message : strerror(-r));
-        r = sd_bus_message_read(reply, "o", &w.job);
-        if (r < 0)
-                return cs_error(e, r, "StartTransientUnit: bad reply");
-        r = wait_job(bus, &w, timeout_usec, e);
+        r = apply_on(bus, req->uid, req->settings, req->deadline_usec, &res.idle_fallback, e);
         if (r < 0)
                 return r;
-        if (ret_scope && !(*ret_scope = strdup(scope)))
-                return -ENOMEM;
+        if (req->move_pid > 0) {
+                /* unreadable /proc/PID/cgroup: moving is the safe side */
+                if (bus_pid_in_user_slice(req->move_pid, req->uid) <= 0) {
+                        r = move_on(bus, req->uid, req->move_pid, req->description, req->deadline_usec, res.scope, e);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        *ret = res;
         return 0;
 }
 
@@ -321,11 +395,11 @@ int bus_read_slice(uid_t uid, uint64_t timeout_usec, BusSliceView *ret, CsError 
         _cleanup_bus_error_ sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_free_ char *path = NULL;
         BusSliceView v = {};
-        char unit[CGFS_NAME_MAX];
+        char unit[SLICE_NAME_MAX];
         int r;
 
-        cgfs_slice_name(uid, unit);
-        r = bus_open(timeout_usec, &bus, e);
+        slice_name(uid, unit);
+        r = bus_open(NULL, usec_deadline(timeout_usec), &bus, e);
         if (r < 0)
                 return r;
         r = get_unit_path(bus, unit, &path, e);

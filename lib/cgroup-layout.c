@@ -78,9 +78,9 @@ void cgroup_mount_scan_done(CgroupMountScan *s) {
         free(s->acct_v1);
 }
 
-int cgroup_layout_scan_line(const char *root, char *line, CgroupMountScan *s) {
-        char *fields[6] = {}, *sep, *save = NULL, *fstype, *super, *rel;
-        size_t rootlen = strlen(root);
+/* mount point, file system type and super options of one mountinfo line (modified in place) */
+static int parse_mount_line(char *line, char **ret_where, char **ret_fstype, char **ret_super) {
+        char *fields[6] = {}, *sep, *save = NULL;
         int i = 0;
 
         sep = strstr(line, " - ");
@@ -91,15 +91,27 @@ int cgroup_layout_scan_line(const char *root, char *line, CgroupMountScan *s) {
                 fields[i++] = t;
         if (i < 5)
                 return -EINVAL;
-        fstype = strtok_r(sep + 3, " \n", &save);
+        *ret_fstype = strtok_r(sep + 3, " \n", &save);
         (void) strtok_r(NULL, " \n", &save); /* source */
-        super = strtok_r(NULL, " \n", &save);
-        if (!fstype || !super)
+        *ret_super = strtok_r(NULL, " \n", &save);
+        if (!*ret_fstype || !*ret_super)
                 return -EINVAL;
         unescape_octal(fields[4]);
-        if (strncmp(fields[4], root, rootlen) != 0)
+        *ret_where = fields[4];
+        return 0;
+}
+
+int cgroup_layout_scan_line(const char *root, char *line, CgroupMountScan *s) {
+        char *where, *fstype, *super, *rel;
+        size_t rootlen = strlen(root);
+        int r;
+
+        r = parse_mount_line(line, &where, &fstype, &super);
+        if (r < 0)
+                return r;
+        if (strncmp(where, root, rootlen) != 0)
                 return 0;
-        rel = fields[4] + rootlen;
+        rel = where + rootlen;
         if (*rel == '/')
                 rel++;
         else if (*rel)
@@ -208,6 +220,39 @@ int cgroup_layout_detect(const char *root, const char *mountinfo, CgroupLayout *
         r = layout_from_scan(croot, &s, ret, e);
         cgroup_mount_scan_done(&s);
         return r;
+}
+
+static bool is_mount_of(const char *where, const char *root, const CgroupHierarchy *h) {
+        size_t n = strlen(root);
+
+        if (!h->path || strncmp(where, root, n) != 0)
+                return false;
+        where += n;
+        if (!*h->path)
+                return *where == '\0';
+        return *where == '/' && strcmp(where + 1, h->path) == 0;
+}
+
+int cgroup_layout_favordynmods(const char *root, const CgroupLayout *l, const char *mountinfo) {
+        _cleanup_fclose_ FILE *f = NULL;
+        _cleanup_free_ char *line = NULL;
+        size_t cap = 0;
+        int seen = 0, with = 0;
+
+        f = fopen(mountinfo ? mountinfo : "/proc/self/mountinfo", "re");
+        if (!f)
+                return -errno;
+        while (getline(&line, &cap, f) > 0) {
+                char *where, *fstype, *super;
+
+                if (parse_mount_line(line, &where, &fstype, &super) < 0 || strncmp(fstype, "cgroup", 6) != 0)
+                        continue;
+                if (!is_mount_of(where, root, &l->cpu) && !is_mount_of(where, root, &l->acct))
+                        continue;
+                seen++;
+                with += has_option(super, "favordynmods");
+        }
+        return seen > 0 && with == seen;
 }
 
 static bool dir_exists(const char *root, const char *name) {

@@ -50,4 +50,8 @@ int cgroup_layout_detect(const char *root, const char *mountinfo, CgroupLayout *
  * hybrid: cpu at cpu/, unified/ (v2) mirrored. Does not check the filesystem type. */
 int cgroup_layout_named(const char *root, CgroupLayoutKind kind, CgroupLayout *ret, CsError *e);
 int cgroup_layout_copy(CgroupLayout *dst, const CgroupLayout *src);
+/* Whether the mounts the layout uses (cpu and the accounting mirror, below root) carry the
+ * favordynmods option (Linux 6.0+): without it, the first move of a process into a cgroup after
+ * some idle time waits for an RCU grace period. 1 all do, 0 not all, -errno. */
+int cgroup_layout_favordynmods(const char *root, const CgroupLayout *l, const char *mountinfo);
 void cgroup_layout_done(CgroupLayout *l);

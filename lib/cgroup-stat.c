@@ -175,14 +175,8 @@ int cgstat_parse_procs(const char *text, pid_t **ret_pids, size_t *ret_n) {
                 buf[k] = '\0';
                 if (safe_atou32(buf, &v) < 0 || v == 0 || v > INT_MAX)
                         return -EINVAL;
-                if (n == cap) {
-                        size_t c = cap ? cap * 2 : 16;
-                        pid_t *p = realloc(pids, c * sizeof *p);
-                        if (!p)
-                                return -ENOMEM;
-                        pids = p;
-                        cap = c;
-                }
+                if (!GREEDY_REALLOC(pids, cap, n + 1))
+                        return -ENOMEM;
                 pids[n++] = (pid_t) v;
         }
         *ret_pids = TAKE_PTR(pids);

@@ -34,14 +34,6 @@ static void line_done(ConfEditLine *l) {
         *l = (ConfEditLine) {};
 }
 
-static bool domain_equal(const Domain *a, const Domain *b) {
-        if (a->type != b->type)
-                return false;
-        if (a->type == DOMAIN_USER || a->type == DOMAIN_GROUP)
-                return strcmp(a->name, b->name) == 0;
-        return a->uid_min == b->uid_min && a->uid_max == b->uid_max;
-}
-
 static int push_line(ConfEdit *ed, ConfEditLine *l) {
         ConfEditLine *lines = realloc(ed->lines, (ed->n + 1) * sizeof *lines);
 
@@ -109,7 +101,23 @@ static int parse_text(ConfEdit *ed, const char *buf, size_t len) {
         return 0;
 }
 
-static int read_existing(ConfEdit *ed) {
+/* What the module would refuse to read (conf_check_stat, its own rule), slicectl refuses to edit:
+ * rewriting it would hide the problem and still leave every login without its settings. */
+static int check_like_module(int fd, const char *path, CsError *e) {
+        _cleanup_(diag_list_done) DiagList d = {};
+        struct stat st;
+        int r;
+
+        if (fstat(fd, &st) < 0)
+                return cs_error(e, -errno, "cannot stat %s: %m", path);
+        r = conf_check_stat(path, &st, CONF_PERMS_ENFORCE, &d);
+        if (r < 0)
+                return cs_error(e, r, "%s: %s: pam_cpuslice does not read it, so it is not edited", path,
+                                d.n > 0 ? d.items[0].msg : "refused");
+        return 0;
+}
+
+static int read_existing(ConfEdit *ed, CsError *e) {
         _cleanup_close_ int fd = -EBADF;
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
@@ -117,17 +125,23 @@ static int read_existing(ConfEdit *ed) {
         int r;
 
         fd = openat(ed->dir_fd, CONF_EDIT_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0 && errno == ENOENT)
+                return 0;
         if (fd < 0)
-                return errno == ENOENT ? 0 : -errno;
+                return cs_error(e, -errno, "cannot open %s: %m", ed->path);
         if (fstat(fd, &st) < 0)
-                return -errno;
+                return cs_error(e, -errno, "cannot stat %s: %m", ed->path);
         if (!S_ISREG(st.st_mode))
-                return -EBADFD;
-        r = read_full_fd(fd, CONF_FILE_MAX, &buf, &len);
+                return cs_error(e, -EBADFD, "%s is not a regular file; not edited", ed->path);
+        r = check_like_module(fd, ed->path, e);
         if (r < 0)
                 return r;
+        r = read_full_fd(fd, CONF_FILE_MAX, &buf, &len);
+        if (r < 0)
+                return cs_error(e, r, "cannot read %s: %m", ed->path);
         ed->exists = true;
-        return parse_text(ed, buf, len);
+        r = parse_text(ed, buf, len);
+        return r < 0 ? cs_error(e, r, "cannot read %s: %m", ed->path) : 0;
 }
 
 int conf_edit_open(const char *dir, const ConfEditOps *ops, ConfEdit *ret, CsError *e) {
@@ -140,18 +154,34 @@ int conf_edit_open(const char *dir, const ConfEditOps *ops, ConfEdit *ret, CsErr
                 ed.path = NULL;
                 return -ENOMEM;
         }
-        ed.dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        ed.dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
         if (ed.dir_fd < 0)
                 return cs_error(e, -errno, "cannot open %s: %m", dir);
-        ed.lock_fd = openat(ed.dir_fd, CONF_EDIT_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
-        if (ed.lock_fd < 0)
-                return cs_error(e, -errno, "cannot open lock file %s/%s: %m", dir, CONF_EDIT_LOCK);
-        while (flock(ed.lock_fd, LOCK_EX) < 0)
-                if (errno != EINTR)
-                        return cs_error(e, -errno, "cannot lock %s/%s: %m", dir, CONF_EDIT_LOCK);
-        r = read_existing(&ed);
+        r = check_like_module(ed.dir_fd, dir, e);
         if (r < 0)
-                return cs_error(e, r, "cannot read %s: %m", ed.path);
+                return r;
+        /* the last unset removes the lock file while holding it: a waiter that got the lock on a
+         * removed file starts over with the current one */
+        for (;;) {
+                struct stat a, b;
+
+                ed.lock_fd = openat(ed.dir_fd, CONF_EDIT_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY,
+                                    0600);
+                if (ed.lock_fd < 0)
+                        return cs_error(e, -errno, "cannot open lock file %s/%s: %m", dir, CONF_EDIT_LOCK);
+                while (flock(ed.lock_fd, LOCK_EX) < 0)
+                        if (errno != EINTR)
+                                return cs_error(e, -errno, "cannot lock %s/%s: %m", dir, CONF_EDIT_LOCK);
+                if (fstat(ed.lock_fd, &a) < 0)
+                        return cs_error(e, -errno, "cannot stat %s/%s: %m", dir, CONF_EDIT_LOCK);
+                if (fstatat(ed.dir_fd, CONF_EDIT_LOCK, &b, AT_SYMLINK_NOFOLLOW) == 0 && a.st_dev == b.st_dev &&
+                    a.st_ino == b.st_ino)
+                        break;
+                closep(&ed.lock_fd);
+        }
+        r = read_existing(&ed, e);
+        if (r < 0)
+                return r;
         *ret = ed;
         ed = (ConfEdit) { .dir_fd = -EBADF, .lock_fd = -EBADF };
         return 0;
@@ -334,6 +364,28 @@ static int write_all(const ConfEditOps *ops, int fd, const char *buf, size_t n) 
         return 0;
 }
 
+/* Nothing but the header (or nothing) is left: the file and its lock file go. */
+static bool edit_empty(const ConfEdit *ed) {
+        for (size_t i = 0; i < ed->n; i++) {
+                const ConfEditLine *l = &ed->lines[i];
+
+                if (l->verbatim ? strcmp(l->verbatim, CONF_EDIT_HEADER) != 0 : !line_empty(l))
+                        return false;
+        }
+        return true;
+}
+
+static int remove_files(ConfEdit *ed, CsError *e) {
+        if (unlinkat(ed->dir_fd, CONF_EDIT_FILE, 0) < 0 && errno != ENOENT)
+                return cs_error(e, -errno, "cannot remove %s: %m", ed->path);
+        if (unlinkat(ed->dir_fd, CONF_EDIT_LOCK, 0) < 0 && errno != ENOENT)
+                return cs_error(e, -errno, "cannot remove the lock file next to %s: %m", ed->path);
+        if (fsync(ed->dir_fd) < 0)
+                return cs_error(e, -errno, "fsync of the directory of %s: %m", ed->path);
+        ed->exists = false;
+        return 0;
+}
+
 int conf_edit_commit(ConfEdit *ed, CsError *e) {
         const ConfEditOps *ops = ops_of(ed);
         _cleanup_free_ char *text = NULL;
@@ -341,6 +393,8 @@ int conf_edit_commit(ConfEdit *ed, CsError *e) {
         char tmp[64];
         int r;
 
+        if (edit_empty(ed))
+                return remove_files(ed, e);
         r = conf_edit_render(ed, &text);
         if (r < 0)
                 return r;

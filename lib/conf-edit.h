@@ -41,7 +41,9 @@ typedef struct ConfEdit {
         const ConfEditOps *ops;         /* NULL: the real system calls */
 } ConfEdit;
 
-/* Creates the directory if missing (0755), takes the lock (blocking) and reads the file. */
+/* Creates the directory if missing (0755), takes the lock (blocking) and reads the file. A
+ * directory or file the module would refuse to read (conf_check_stat) is refused here too (-EPERM,
+ * before anything is created); a symlinked directory is not followed. */
 int conf_edit_open(const char *dir, const ConfEditOps *ops, ConfEdit *ret, CsError *e);
 /* Validates "DOMAIN SETTING=VALUE..." as a config line first: nothing changes on failure and
  * *ret_reason says why. Merges the settings into the domain's line (appended if it has none). */
@@ -52,7 +54,8 @@ int conf_edit_unset(ConfEdit *ed, const char *domain, unsigned mask, char **ret_
 /* The file as it would be written. */
 int conf_edit_render(const ConfEdit *ed, char **ret);
 /* Writes atomically, mode 0644 (owner root when run as root). On failure the old file is intact
- * and no temp file is left behind. */
+ * and no temp file is left behind. A file left with nothing but its header is removed instead,
+ * and its lock file with it (a waiter on the old lock file retries with the new one). */
 int conf_edit_commit(ConfEdit *ed, CsError *e);
 /* Releases the lock. */
 void conf_edit_done(ConfEdit *ed);

@@ -10,7 +10,7 @@
 #include "macro.h"
 
 /* A module running as root in every login must not take policy from a file a user could write. */
-static int check_owner_mode(const char *path, const struct stat *st, ConfPermMode mode, DiagList *diags) {
+int conf_check_stat(const char *path, const struct stat *st, ConfPermMode mode, DiagList *diags) {
         DiagLevel level = mode == CONF_PERMS_ENFORCE ? DIAG_ERROR : DIAG_WARNING;
         const char *what = S_ISDIR(st->st_mode) ? "directory" : "file";
         int r = 0;
@@ -76,7 +76,7 @@ static int load_fd(RuleSet *rs, int fd, const char *path, ConfPermMode mode, Dia
                 diag_add(diags, DIAG_ERROR, path, 0, "not a regular file; refused");
                 return -EBADFD;
         }
-        r = check_owner_mode(path, &st, mode, diags);
+        r = conf_check_stat(path, &st, mode, diags);
         if (r < 0)
                 return r;
         if ((uint64_t) st.st_size > CONF_FILE_MAX) {
@@ -145,7 +145,7 @@ static int open_dir_checked(const char *dir, ConfPermMode mode, DiagList *diags)
         }
         if (fstat(fd, &st) < 0)
                 return -errno;
-        r = check_owner_mode(dir, &st, mode, diags);
+        r = conf_check_stat(dir, &st, mode, diags);
         if (r < 0)
                 return r;
         return TAKE_FD(fd);

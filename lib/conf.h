@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "diag.h"
 #include "rules.h"
@@ -32,6 +33,9 @@ int conf_parse_line(const char *line, Rule *ret, char **ret_reason);
 /* Parses a whole buffer as file `name`; bad lines become diagnostics and are skipped. */
 int conf_parse_buffer(RuleSet *rs, const char *name, const char *buf, size_t len, DiagList *diags);
 
+/* The ownership and mode rule for a config file or its directory: owned by root, writable by no
+ * one else. ENFORCE: -EPERM if broken (the reason in diags); WARN: only the warning. */
+int conf_check_stat(const char *path, const struct stat *st, ConfPermMode mode, DiagList *diags);
 /* Reads one file with the ownership/mode/size checks; -ENOENT if missing; <0 if refused (also
  * recorded in diags). */
 int conf_load_file(RuleSet *rs, const char *path, ConfPermMode mode, DiagList *diags);

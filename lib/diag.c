@@ -19,14 +19,8 @@ int diag_add(DiagList *l, DiagLevel level, const char *file, unsigned line, cons
                 return -ENOMEM;
         if (file && !(f = strdup(file)))
                 return -ENOMEM;
-        if (l->n == l->cap) {
-                size_t cap = l->cap ? l->cap * 2 : 8;
-                Diag *items = realloc(l->items, cap * sizeof *items);
-                if (!items)
-                        return -ENOMEM;
-                l->items = items;
-                l->cap = cap;
-        }
+        if (!GREEDY_REALLOC(l->items, l->cap, l->n + 1))
+                return -ENOMEM;
         l->items[l->n++] = (Diag) { level, TAKE_PTR(f), line, TAKE_PTR(msg) };
         return 0;
 }
@@ -49,7 +43,7 @@ const char *diag_format(const Diag *d, char *buf, size_t n) {
         return buf;
 }
 
-void diag_list_free(DiagList *l) {
+void diag_list_done(DiagList *l) {
         for (size_t i = 0; i < l->n; i++) {
                 free(l->items[i].file);
                 free(l->items[i].msg);

@@ -28,4 +28,4 @@ int diag_add(DiagList *l, DiagLevel level, const char *file, unsigned line, cons
 size_t diag_count(const DiagList *l, DiagLevel level);
 /* "file:line: msg", "file: msg" or "msg" into buf */
 const char *diag_format(const Diag *d, char *buf, size_t n);
-void diag_list_free(DiagList *l);
+void diag_list_done(DiagList *l);

@@ -111,6 +111,14 @@ bool domain_names_user(const Domain *d, const char *user, uid_t uid) {
         return d->type == DOMAIN_USER && user && strcmp(d->name, user) == 0;
 }
 
+bool domain_equal(const Domain *a, const Domain *b) {
+        if (a->type != b->type)
+                return false;
+        if (a->type == DOMAIN_USER || a->type == DOMAIN_GROUP)
+                return strcmp(a->name, b->name) == 0;
+        return a->uid_min == b->uid_min && a->uid_max == b->uid_max;
+}
+
 void domain_done(Domain *d) {
         free(d->name);
         d->name = NULL;

@@ -37,4 +37,6 @@ Specificity domain_specificity(const Domain *d);
 const char *specificity_to_string(Specificity s);
 /* Whether this domain names one user outright (the only way root gets a slice). */
 bool domain_names_user(const Domain *d, const char *user, uid_t uid);
+/* The same domain as written: one user, group or range (not: matching the same users). */
+bool domain_equal(const Domain *a, const Domain *b);
 void domain_done(Domain *d);

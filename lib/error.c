@@ -17,6 +17,10 @@ int cs_error(CsError *e, int r, const char *fmt, ...) {
         return r;
 }
 
+const char *cs_error_text(const CsError *e, int r) {
+        return e && e->code ? e->msg : strerror(-r);
+}
+
 int cs_error_prefix(CsError *e, const char *fmt, ...) {
         char prefix[256], old[sizeof e->msg];
         va_list ap;

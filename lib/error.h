@@ -15,5 +15,8 @@ typedef struct CsError {
  * `return cs_error(e, -errno, "mkdir %s: %m", name);`. e may be NULL. */
 int cs_error(CsError *e, int r, const char *fmt, ...) _printf_(3, 4);
 
+/* The text to show for a failure r: the recorded message, or strerror(-r) when none was made. */
+const char *cs_error_text(const CsError *e, int r);
+
 /* Prepends context ("user-1000.slice: ") to an existing message. Returns e->code. */
 int cs_error_prefix(CsError *e, const char *fmt, ...) _printf_(2, 3);

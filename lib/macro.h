@@ -5,6 +5,8 @@
  * without goto ladders; TAKE_* hands ownership out of a scope. */
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -19,6 +21,25 @@
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CLAMP(x, lo, hi) ((x) < (lo) ? (lo) : (x) > (hi) ? (hi) : (x))
+
+/* Room for need elements in *p, which holds *cap: the capacity at least doubles, as systemd's
+ * GREEDY_REALLOC. false, and *p as it was, when out of memory. */
+static inline bool greedy_realloc(void **p, size_t *cap, size_t need, size_t size) {
+        size_t n = MAX(need, MAX(*cap * 2, (size_t) 8));
+        void *q;
+
+        if (need <= *cap)
+                return true;
+        if (n > SIZE_MAX / size)
+                return false;
+        q = realloc(*p, n * size);
+        if (!q)
+                return false;
+        *p = q;
+        *cap = n;
+        return true;
+}
+#define GREEDY_REALLOC(array, cap, need) greedy_realloc((void **) &(array), &(cap), (need), sizeof((array)[0]))
 
 static inline void freep(void *p) {
         free(*(void **) p);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "macro.h"
 #include "parse-util.h"
 
 bool all_digits(const char *s) {
@@ -153,4 +154,17 @@ const char *escape_for_log(const char *s, size_t max, char *out, size_t n) {
         }
         out[w] = '\0';
         return out;
+}
+
+char *escape_dup(const char *s) {
+        size_t len = strlen(strempty(s));
+        char *out;
+
+        /* 4 bytes per input byte at most ("\\xNN"), and room for the "..." escape_for_log keeps */
+        if (len > (SIZE_MAX - 5) / 4)
+                return NULL;
+        out = malloc(len * 4 + 5);
+        if (!out)
+                return NULL;
+        return (char *) escape_for_log(s, SIZE_MAX, out, len * 4 + 5);
 }

@@ -19,3 +19,7 @@ bool name_is_safe(const char *s, size_t max);
 /* C-style escape of untrusted text for a log line: non-printables as \xNN, '\\' doubled, at
  * most max input bytes shown (then "..."). Always NUL-terminates out. */
 const char *escape_for_log(const char *s, size_t max, char *out, size_t n);
+/* The same escape of all of s, in a new string (NULL: out of memory). What slicectl prints from
+ * outside (names, paths, config text, comm, D-Bus texts) goes through this, in tables, JSON and
+ * syslog alike: the output is printable ASCII only, so it is also valid UTF-8 and JSON-safe. */
+char *escape_dup(const char *s);

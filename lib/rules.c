@@ -41,14 +41,8 @@ int ruleset_add_file(RuleSet *rs, const char *path) {
 }
 
 int ruleset_push(RuleSet *rs, Rule *r) {
-        if (rs->n == rs->cap) {
-                size_t cap = rs->cap ? rs->cap * 2 : 16;
-                Rule *rules = realloc(rs->rules, cap * sizeof *rules);
-                if (!rules)
-                        return -ENOMEM;
-                rs->rules = rules;
-                rs->cap = cap;
-        }
+        if (!GREEDY_REALLOC(rs->rules, rs->cap, rs->n + 1))
+                return -ENOMEM;
         rs->rules[rs->n++] = *r;
         if (r->domain.type == DOMAIN_GROUP)
                 rs->has_groups = true;
@@ -66,7 +60,7 @@ void rule_done(Rule *r) {
         r->text = NULL;
 }
 
-void ruleset_free(RuleSet *rs) {
+void ruleset_done(RuleSet *rs) {
         for (size_t i = 0; i < rs->n; i++)
                 rule_done(&rs->rules[i]);
         for (size_t i = 0; i < rs->n_files; i++)

@@ -57,7 +57,7 @@ int ruleset_add_file(RuleSet *rs, const char *path);
 int ruleset_push(RuleSet *rs, Rule *r);
 const char *rule_file(const RuleSet *rs, const Rule *r);
 void rule_done(Rule *r);
-void ruleset_free(RuleSet *rs);
+void ruleset_done(RuleSet *rs);
 
 /* 1 if the line applies to the user (root only through lines that name it), 0 if not, <0 on NSS error. */
 int rule_matches(const Rule *r, UserIdent *u);

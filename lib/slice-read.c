@@ -9,26 +9,7 @@
 
 #include "cpu-value.h"
 #include "macro.h"
-#include "parse-util.h"
 #include "slice-read.h"
-
-int slice_name_to_uid(const char *name, uid_t *ret) {
-        char digits[16];
-        size_t n = strlen(name);
-        uint32_t uid;
-
-        if (n <= strlen("user-.slice") || strncmp(name, "user-", 5) != 0 || strcmp(name + n - 6, ".slice") != 0)
-                return -EINVAL;
-        n -= strlen("user-.slice");
-        if (n >= sizeof digits)
-                return -EINVAL;
-        memcpy(digits, name + 5, n);
-        digits[n] = '\0';
-        if (safe_atou32(digits, &uid) < 0 || uid == UINT32_MAX)
-                return -EINVAL;
-        *ret = (uid_t) uid;
-        return 0;
-}
 
 /* A control file the kernel may not offer here: absent (NULL) rather than an error. */
 static char *read_optional(Cgfs *c, int dirfd, const char *name) {
@@ -146,7 +127,7 @@ static int read_scope(Cgfs *c, int slice_fd, const char *name, SliceReadFlags fl
         if (!sc.name)
                 return -ENOMEM;
         if (flags & SLICE_READ_PROCS) {
-                fd = cgfs_open_dir(c, slice_fd, name, NULL);
+                fd = cgfs_open_dir_to_read(c, slice_fd, name, NULL);
                 procs = fd >= 0 ? read_optional(c, fd, "cgroup.procs") : NULL;
                 r = procs ? cgstat_parse_procs(procs, &sc.pids, &sc.n_pids) : 0;
                 if (r == -ENOMEM) {
@@ -168,11 +149,6 @@ static int read_scope(Cgfs *c, int slice_fd, const char *name, SliceReadFlags fl
         return 0;
 }
 
-static bool is_scope_name(const char *n) {
-        size_t k = strlen(n);
-
-        return n[0] != '.' && k > 6 && strcmp(n + k - 6, ".scope") == 0;
-}
 
 static int cmp_scope(const void *a, const void *b) {
         return strverscmp(((const ScopeInfo *) a)->name, ((const ScopeInfo *) b)->name);
@@ -202,20 +178,14 @@ static int read_scopes(Cgfs *c, int slice_fd, SliceReadFlags flags, SliceInfo *s
         if (r < 0)
                 return r;
         while ((de = readdir(d))) {
-                if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) || !is_scope_name(de->d_name))
+                if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) || !scope_name_valid(de->d_name))
                         continue;
                 if (!(flags & SLICE_READ_SCOPES)) {
                         s->n_scopes++;
                         continue;
                 }
-                if (s->n_scopes == cap) {
-                        size_t k = cap ? cap * 2 : 4;
-                        ScopeInfo *sc = realloc(s->scopes, k * sizeof *sc);
-                        if (!sc)
-                                return -ENOMEM;
-                        s->scopes = sc;
-                        cap = k;
-                }
+                if (!GREEDY_REALLOC(s->scopes, cap, s->n_scopes + 1))
+                        return -ENOMEM;
                 r = read_scope(c, slice_fd, de->d_name, flags, &s->scopes[s->n_scopes]);
                 if (r < 0)
                         return r;
@@ -230,13 +200,13 @@ static int read_scopes(Cgfs *c, int slice_fd, SliceReadFlags flags, SliceInfo *s
 static int read_slice(Cgfs *c, int cpu_fd, int acct_root, uid_t uid, SliceReadFlags flags, SliceInfo *ret,
                       CsError *e) {
         _cleanup_close_ int acct_fd = -EBADF;
-        char name[CGFS_NAME_MAX];
+        char name[SLICE_NAME_MAX];
         SliceInfo s = { .uid = uid, .weight = CGSTAT_NONE, .shares = CGSTAT_NONE };
         int r;
 
         if (flags & SLICE_READ_PROCS)
                 flags |= SLICE_READ_SCOPES;
-        cgfs_slice_name(uid, name);
+        slice_name(uid, name);
         if (acct_root >= 0)
                 acct_fd = cgfs_open_dir(c, acct_root, name, NULL);
         read_cpu_settings(c, cpu_fd, &s);
@@ -307,14 +277,8 @@ static int visit_all(Cgfs *c, int slice_fd, uid_t uid, void *userdata, CsError *
         AllState *st = userdata;
         SliceList *l = st->list;
 
-        if (l->n == st->cap) {
-                size_t k = st->cap ? st->cap * 2 : 64;
-                SliceInfo *s = realloc(l->slices, k * sizeof *s);
-                if (!s)
-                        return -ENOMEM;
-                l->slices = s;
-                st->cap = k;
-        }
+        if (!GREEDY_REALLOC(l->slices, st->cap, l->n + 1))
+                return -ENOMEM;
         int r = read_slice(c, slice_fd, st->acct_root, uid, st->flags, &l->slices[l->n], e);
         if (r < 0)
                 return r;
@@ -338,7 +302,7 @@ int slice_read_all(Cgfs *c, SliceReadFlags flags, SliceList *ret, CsError *e) {
         st.acct_root = acct_root;
         r = for_each_slice(c, cpu_root, visit_all, &st, e);
         if (r < 0) {
-                slice_list_free(&l);
+                slice_list_done(&l);
                 return r;
         }
         if (l.n > 1)
@@ -349,13 +313,13 @@ int slice_read_all(Cgfs *c, SliceReadFlags flags, SliceList *ret, CsError *e) {
 
 int slice_read_one(Cgfs *c, uid_t uid, SliceReadFlags flags, SliceInfo *ret, CsError *e) {
         _cleanup_close_ int cpu_root = -EBADF, acct_root = -EBADF, fd = -EBADF;
-        char name[CGFS_NAME_MAX];
+        char name[SLICE_NAME_MAX];
         int r;
 
         r = open_roots(c, &cpu_root, &acct_root, e);
         if (r < 0)
                 return r;
-        cgfs_slice_name(uid, name);
+        slice_name(uid, name);
         fd = cgfs_open_dir(c, cpu_root, name, e);
         if (fd < 0)
                 return fd;
@@ -371,14 +335,8 @@ typedef struct UsageState {
 static int visit_usage(Cgfs *c, int slice_fd, uid_t uid, void *userdata, CsError *e) {
         UsageState *st = userdata;
 
-        if (st->n == st->cap) {
-                size_t k = st->cap ? st->cap * 2 : 64;
-                UsageSample *s = realloc(st->samples, k * sizeof *s);
-                if (!s)
-                        return -ENOMEM;
-                st->samples = s;
-                st->cap = k;
-        }
+        if (!GREEDY_REALLOC(st->samples, st->cap, st->n + 1))
+                return -ENOMEM;
         st->samples[st->n++] = (UsageSample) { uid, read_usage(c, slice_fd, st->v2) };
         return 0;
 }
@@ -419,7 +377,7 @@ void slice_info_done(SliceInfo *s) {
         *s = (SliceInfo) {};
 }
 
-void slice_list_free(SliceList *l) {
+void slice_list_done(SliceList *l) {
         for (size_t i = 0; i < l->n; i++)
                 slice_info_done(&l->slices[i]);
         free(l->slices);

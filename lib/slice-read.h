@@ -57,9 +57,6 @@ typedef struct UsageSample {
         uint64_t usage_usec;    /* CGSTAT_NONE: not readable */
 } UsageSample;
 
-/* "user-1000.slice" → 1000; -EINVAL for anything else. */
-int slice_name_to_uid(const char *name, uid_t *ret);
-
 /* Every user-UID.slice below user.slice; an absent user.slice is an empty list. */
 int slice_read_all(Cgfs *c, SliceReadFlags flags, SliceList *ret, CsError *e);
 /* One slice; -ENOENT if the user has none. */
@@ -68,4 +65,4 @@ int slice_read_one(Cgfs *c, uid_t uid, SliceReadFlags flags, SliceInfo *ret, CsE
 int slice_read_usage(Cgfs *c, UsageSample **ret, size_t *ret_n, CsError *e);
 
 void slice_info_done(SliceInfo *s);
-void slice_list_free(SliceList *l);
+void slice_list_done(SliceList *l);

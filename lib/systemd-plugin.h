@@ -6,26 +6,13 @@
  * libcap behind it) into the module itself costs every login on every host a few milliseconds
  * of dynamic loading. */
 
-#include <stdbool.h>
-#include <sys/stat.h>
-
 #include "backend-systemd.h"
 
 #define SYSTEMD_PLUGIN_NAME "pam_cpuslice-systemd.so"
 #define SYSTEMD_PLUGIN_SYMBOL "cpuslice_systemd_plugin"
-#define SYSTEMD_PLUGIN_ABI 1
+#define SYSTEMD_PLUGIN_ABI 2
 
 typedef struct SystemdPlugin {
         unsigned abi;
-        int (*apply_slice)(uid_t uid, const BusSliceSettings *s, uint64_t timeout_usec, bool *ret_idle_fallback,
-                           CsError *e);
-        int (*pid_in_user_slice)(pid_t pid, uid_t uid);
-        int (*move_to_user_slice)(uid_t uid, pid_t pid, const char *description, uint64_t timeout_usec,
-                                  char **ret_scope, CsError *e);
+        int (*open_session)(const BusSessionRequest *req, BusSessionResult *ret, CsError *e);
 } SystemdPlugin;
-
-/* sd_booted() without libsystemd: the same test it makes */
-static inline bool systemd_booted(void) {
-        struct stat st;
-        return lstat("/run/systemd/system/", &st) >= 0 && S_ISDIR(st.st_mode);
-}

@@ -57,7 +57,9 @@ int user_lookup_uid(uid_t uid, UserIdent *ret) {
         return passwd_get(NULL, uid, ret);
 }
 
-static char *group_name(gid_t gid) {
+/* The rule's group name to its gid, one NSS lookup: memberships are compared by gid only, so a
+ * name that NSS returns for some gid is never taken for a rule's name. */
+static int group_gid(const char *name, gid_t *ret) {
         size_t size = NSS_BUF_START;
 
         for (;;) {
@@ -66,13 +68,18 @@ static char *group_name(gid_t gid) {
                 int r;
 
                 if (!buf)
-                        return NULL;
-                r = getgrgid_r(gid, &gr, buf, size, &res);
+                        return -ENOMEM;
+                r = getgrnam_r(name, &gr, buf, size, &res);
                 if (r == ERANGE && size < NSS_BUF_MAX) {
                         size *= 2;
                         continue;
                 }
-                return r == 0 && res ? strdup(res->gr_name) : NULL;
+                if (r != 0 && r != ENOENT && r != ESRCH)
+                        return -r;
+                if (!res)
+                        return -ENOENT;
+                *ret = res->gr_gid;
+                return 0;
         }
 }
 
@@ -94,20 +101,22 @@ static int load_groups(UserIdent *u) {
                         return -EIO;
                 n = want;
         }
-        u->group_names = calloc((size_t) n + 1, sizeof(char *));
-        if (!u->group_names)
-                return -ENOMEM;
-        for (int i = 0; i < n; i++)
-                u->group_names[i] = group_name(gids[i]); /* NULL for a gid without a name */
         u->n_groups = (size_t) n;
         u->gids = TAKE_PTR(gids);
         u->groups_loaded = true;
         return 0;
 }
 
+static bool has_gid(const UserIdent *u, gid_t gid) {
+        for (size_t i = 0; i < u->n_groups; i++)
+                if (u->gids && u->gids[i] == gid)
+                        return true;
+        return false;
+}
+
 int user_in_group(UserIdent *u, const char *group) {
-        uint32_t gid;
-        bool by_gid;
+        uint32_t num;
+        gid_t gid = 0;
         int r;
 
         if (!u->groups_loaded) {
@@ -115,14 +124,19 @@ int user_in_group(UserIdent *u, const char *group) {
                 if (r < 0)
                         return r;
         }
-        by_gid = safe_atou32(group, &gid) >= 0;
-        for (size_t i = 0; i < u->n_groups; i++) {
-                if (by_gid && u->gids && u->gids[i] == gid)
-                        return 1;
-                if (u->group_names[i] && strcmp(u->group_names[i], group) == 0)
-                        return 1;
+        /* all digits: a gid, never a group that happens to be named so */
+        if (safe_atou32(group, &num) >= 0)
+                return has_gid(u, (gid_t) num);
+        if (u->test_group_names) {
+                for (size_t i = 0; u->test_group_names[i]; i++)
+                        if (strcmp(u->test_group_names[i], group) == 0)
+                                return 1;
+                return 0;
         }
-        return 0;
+        r = group_gid(group, &gid);
+        if (r == -ENOENT)
+                return 0;
+        return r < 0 ? r : has_gid(u, gid);
 }
 
 int user_set_groups(UserIdent *u, const char *const *names) {
@@ -130,21 +144,20 @@ int user_set_groups(UserIdent *u, const char *const *names) {
 
         while (names && names[n])
                 n++;
-        u->group_names = calloc(n + 1, sizeof(char *));
-        if (!u->group_names)
+        u->test_group_names = calloc(n + 1, sizeof(char *));
+        if (!u->test_group_names)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++)
-                if (!(u->group_names[i] = strdup(names[i])))
+                if (!(u->test_group_names[i] = strdup(names[i])))
                         return -ENOMEM;
-        u->n_groups = n;
         u->groups_loaded = true;
         return 0;
 }
 
 void user_done(UserIdent *u) {
-        for (size_t i = 0; u->group_names && i < u->n_groups; i++)
-                free(u->group_names[i]);
-        free(u->group_names);
+        for (size_t i = 0; u->test_group_names && u->test_group_names[i]; i++)
+                free(u->test_group_names[i]);
+        free(u->test_group_names);
         free(u->gids);
         free(u->name);
         free(u->home);

@@ -13,16 +13,17 @@ typedef struct UserIdent {
         gid_t gid;
         char *home;
         bool groups_loaded;
-        char **group_names;     /* primary and supplementary */
-        gid_t *gids;
+        gid_t *gids;            /* primary and supplementary, from getgrouplist() */
         size_t n_groups;
+        char **test_group_names; /* user_set_groups(): names matched as given, no NSS */
 } UserIdent;
 
 /* -ENOENT if NSS does not know the user (or the name is not a valid NSS key). */
 int user_lookup(const char *name, UserIdent *ret);
 int user_lookup_uid(uid_t uid, UserIdent *ret);
-/* 1 if a member (primary or supplementary), 0 if not, <0 on NSS failure. "@1234" style gids too. */
+/* 1 if a member (primary or supplementary), 0 if not, <0 on NSS failure. The rule's name is
+ * resolved to a gid (one getgrnam), and memberships compared by gid; all digits is a gid. */
 int user_in_group(UserIdent *u, const char *group);
-/* For tests and tools: fix the group list instead of asking NSS. */
+/* For tests and tools: the user is in exactly these groups, by name; NSS is not asked. */
 int user_set_groups(UserIdent *u, const char *const *names);
 void user_done(UserIdent *u);

@@ -4,7 +4,6 @@
 #include <syslog.h>
 #include <security/pam_ext.h>
 
-#include "backend-systemd.h"
 #include "pam-args.h"
 #include "parse-util.h"
 
@@ -51,9 +50,11 @@ static bool parse_path_arg(const char *arg, ModuleArgs *a) {
         else if ((v = value_of(arg, "rundir")))
                 a->conf.run_dir = v;
         else if ((v = value_of(arg, "cgroup_root")))
-                a->cgroup_root = v;
+                a->target.cgroup_root = v;
         else if ((v = value_of(arg, "parent")))
-                a->parent = v;
+                a->target.parent = v;
+        else if ((v = value_of(arg, "bus_socket")))
+                a->bus_socket = v;
         else
                 return false;
         return true;
@@ -70,13 +71,13 @@ static void parse_one(pam_handle_t *h, const char *arg, ModuleArgs *a) {
         else if (strcmp(arg, "debug") == 0)
                 a->debug = true;
         else if (strcmp(arg, "test_tree") == 0)
-                a->test_tree = true;
+                a->target.allow_scratch = true;
         else if ((v = value_of(arg, "cgroup_layout"))) {
                 int k = strcmp(v, "auto") == 0 ? -1 : cgroup_layout_kind_from_string(v);
                 if (k == -EINVAL)
                         bad_value(h, arg, "auto, unified, legacy, hybrid");
                 else
-                        a->layout = k;
+                        a->target.layout = k;
         } else if ((v = value_of(arg, "timeout"))) {
                 uint64_t ms;
                 if (parse_timeout_ms(v, &ms) < 0)
@@ -91,24 +92,18 @@ static void parse_one(pam_handle_t *h, const char *arg, ModuleArgs *a) {
                 else
                         bad_value(h, arg, "yes, no");
         } else if ((v = value_of(arg, "backend"))) {
-                if (strcmp(v, "auto") == 0)
-                        a->backend = BACKEND_AUTO;
-                else if (strcmp(v, "cgroupfs") == 0)
-                        a->backend = BACKEND_CGROUPFS;
-                else if (strcmp(v, "systemd") == 0)
-                        a->backend = BACKEND_SYSTEMD;
-                else
+                int b = slice_backend_from_string(v);
+                if (b < 0)
                         bad_value(h, arg, "auto, cgroupfs, systemd");
+                else
+                        a->target.backend = b;
         } else
                 pam_syslog(h, LOG_ERR, "unknown argument '%s'; ignored", escape_for_log(arg, 128, esc, sizeof esc));
 }
 
 void module_args_parse(pam_handle_t *h, int argc, const char **argv, ModuleArgs *ret) {
         ModuleArgs a = {
-                .cgroup_root = "/sys/fs/cgroup",
-                .parent = "",
-                .layout = -1,
-                .backend = BACKEND_AUTO,
+                .target = { .backend = SLICE_BACKEND_AUTO, .layout = -1 },
                 .timeout_usec = BUS_TIMEOUT_DEFAULT_USEC,
                 .target_user = true,
         };

@@ -5,23 +5,14 @@
 #include <stdint.h>
 #include <security/pam_modules.h>
 
-#include "cgroup-layout.h"
 #include "conf.h"
-
-typedef enum Backend {
-        BACKEND_AUTO,
-        BACKEND_CGROUPFS,
-        BACKEND_SYSTEMD,
-} Backend;
+#include "slice-target.h"
 
 typedef struct ModuleArgs {
         ConfPaths conf;
-        const char *cgroup_root;
-        const char *parent;
-        int layout;             /* CgroupLayoutKind, or -1: detect */
-        bool test_tree;         /* a plain directory stands in for cgroupfs (tests only) */
-        Backend backend;
-        uint64_t timeout_usec;  /* for the system bus */
+        SliceTarget target;     /* backend=, cgroup_root=, parent=, cgroup_layout=, test_tree */
+        uint64_t timeout_usec;  /* for the system bus: the whole of a login's bus work */
+        const char *bus_socket; /* NULL: the system bus; another socket only from root's PAM config */
         bool target_user;       /* systemd: move su/sudo/runuser sessions into the target's slice */
         bool strict;
         bool debug;

@@ -18,13 +18,19 @@
 #include "backend-cgroupfs.h"
 #include "systemd-plugin.h"
 #include "conf.h"
+#include "login-policy.h"
 #include "macro.h"
 #include "pam-args.h"
 #include "parse-util.h"
 #include "rules.h"
+#include "slice-target.h"
+#include "time-util.h"
 #include "user.h"
 
 #define SESSION_DATA "pam_cpuslice.session"
+/* set by the first instance in a stack that placed the login: runuser-l includes runuser, su
+ * includes common-session, so an admin may well list the module twice for one login */
+#define PLACED_DATA "pam_cpuslice.placed"
 #define LOG_NAME_MAX 64
 
 typedef struct Login {
@@ -39,20 +45,22 @@ typedef struct Login {
 
 static void login_done(Login *l) {
         user_done(&l->user);
-        ruleset_free(&l->rules);
-        diag_list_free(&l->diags);
+        ruleset_done(&l->rules);
+        diag_list_done(&l->diags);
 }
 
 /* The one log line of a failure; the login proceeds unless `strict`. */
 static int fail(Login *l, const char *fmt, ...) _printf_(2, 3);
 static int fail(Login *l, const char *fmt, ...) {
-        char msg[1024];
+        char msg[1024], esc[4096];
         va_list ap;
 
         va_start(ap, fmt);
         vsnprintf(msg, sizeof msg, fmt, ap);
         va_end(ap);
-        pam_syslog(l->h, LOG_ERR, "%s: %s; %s", l->user_esc[0] ? l->user_esc : "?", msg,
+        /* messages carry bus error texts and cgroup names: bytes from outside */
+        pam_syslog(l->h, LOG_ERR, "%s: %s; %s", l->user_esc[0] ? l->user_esc : "?",
+                   escape_for_log(msg, sizeof msg, esc, sizeof esc),
                    l->args.strict ? "session denied (strict)" : "login proceeds without a CPU slice");
         return l->args.strict ? PAM_SESSION_ERR : PAM_IGNORE;
 }
@@ -61,7 +69,8 @@ static int load_user(Login *l) {
         const char *name = NULL;
         int r;
 
-        r = pam_get_user(l->h, &name, NULL);
+        /* the item, not pam_get_user(), which would prompt for a name inside a session hook */
+        r = pam_get_item(l->h, PAM_USER, (const void **) &name);
         if (r != PAM_SUCCESS || !name)
                 return fail(l, "cannot determine the user: %s", pam_strerror(l->h, r));
         escape_for_log(name, LOG_NAME_MAX, l->user_esc, sizeof l->user_esc);
@@ -100,7 +109,7 @@ static void log_resolution(Login *l) {
 static int resolve_settings(Login *l) {
         int r;
 
-        r = conf_load(&l->rules, &l->args.conf, CONF_PERMS_ENFORCE, &l->diags);
+        r = login_config_load(&l->rules, &l->args.conf, &l->diags);
         log_diags(l); /* bad lines are skipped and logged, never a reason to deny */
         if (r == -ENOMEM)
                 return fail(l, "out of memory reading the config");
@@ -109,19 +118,13 @@ static int resolve_settings(Login *l) {
         r = rules_resolve(&l->rules, &l->user, &l->res);
         if (r < 0)
                 return fail(l, "group lookup failed: %s", strerror(-r));
-        if (!l->res.matched || !l->res.slice) {
+        if (!login_gets_slice(&l->res)) {
                 if (l->args.debug)
-                        pam_syslog(l->h, LOG_DEBUG, "%s: %s; left alone", l->user_esc,
-                                   l->res.matched ? "CPUSlice=no" : "no config line matches");
+                        pam_syslog(l->h, LOG_DEBUG, "%s: %s; left alone", l->user_esc, login_skip_reason(&l->res));
                 return PAM_IGNORE;
         }
         log_resolution(l);
         return PAM_SUCCESS;
-}
-
-/* systemd is the single writer of user.slice on a host it booted: never write behind its back */
-static bool use_systemd(Login *l) {
-        return l->args.backend == BACKEND_SYSTEMD || (l->args.backend == BACKEND_AUTO && systemd_booted());
 }
 
 /* The plugin beside this module's own file; closed again by the caller (no state between logins). */
@@ -150,70 +153,60 @@ static int load_plugin(Login *l, void **ret_handle, const SystemdPlugin **ret) {
         return PAM_SUCCESS;
 }
 
-/* su, sudo and runuser open a session without a new logind session (systemd#35452): the process
- * stays in the caller's slice and the target's limits would not apply. Move it, and wait for the
- * job, or the shell forked next would stay behind. */
-static int move_to_target_slice(Login *l, const SystemdPlugin *plugin) {
+static void describe_scope(Login *l, char *buf, size_t n) {
         const void *service = NULL, *ruser = NULL;
-        _cleanup_free_ char *scope = NULL;
-        char desc[512], esc[128], ruser_esc[128];
-        CsError e = {};
-        int r;
+        char esc[128], ruser_esc[128];
 
-        if (!l->args.target_user)
-                return PAM_SUCCESS;
-        r = plugin->pid_in_user_slice(getpid(), l->user.uid);
-        if (r > 0)
-                return PAM_SUCCESS;
         (void) pam_get_item(l->h, PAM_SERVICE, &service);
         (void) pam_get_item(l->h, PAM_RUSER, &ruser);
-        snprintf(desc, sizeof desc, "%s session of %s opened by %s (uid %u), via pam_cpuslice",
+        snprintf(buf, n, "%s session of %s opened by %s (uid %u), via pam_cpuslice",
                  service ? escape_for_log(service, 32, esc, sizeof esc) : "PAM", l->user_esc,
                  ruser ? escape_for_log(ruser, 32, ruser_esc, sizeof ruser_esc) : "?", (unsigned) getuid());
-        r = plugin->move_to_user_slice(l->user.uid, getpid(), desc, l->args.timeout_usec, &scope, &e);
-        if (r < 0)
-                return fail(l, "moving the session into user-%u.slice: %s", (unsigned) l->user.uid,
-                            e.msg[0] ? e.msg : strerror(-r));
-        if (l->args.debug)
-                pam_syslog(l->h, LOG_DEBUG, "%s: moved pid %d into %s in user-%u.slice", l->user_esc, (int) getpid(),
-                           scope, (unsigned) l->user.uid);
-        return PAM_SUCCESS;
 }
 
-static int apply_with_plugin(Login *l, const SystemdPlugin *plugin) {
-        BusSliceSettings s = {
-                .weight_set = l->res.source[SETTING_WEIGHT] != NULL,
-                .quota_set = l->res.source[SETTING_QUOTA] != NULL,
-                .period_set = l->res.source[SETTING_PERIOD] != NULL,
-                .limits = l->res.limits,
+/* su, sudo and runuser open a session without a new logind session (systemd#35452): the process
+ * would stay in the caller's slice, so the plugin moves it unless it is in the target's already. */
+static int apply_with_plugin(Login *l, const SystemdPlugin *plugin, uint64_t deadline) {
+        BusSliceSettings s = slice_target_bus_settings(&l->res);
+        char desc[512];
+        BusSessionRequest req = {
+                .uid = l->user.uid,
+                .settings = &s,
+                .move_pid = l->args.target_user ? getpid() : 0,
+                .description = desc,
+                .socket_path = l->args.bus_socket,
+                .deadline_usec = deadline,
         };
+        BusSessionResult res;
         CsError e = {};
-        bool idle_fallback;
         int r;
 
-        r = plugin->apply_slice(l->user.uid, &s, l->args.timeout_usec, &idle_fallback, &e);
+        describe_scope(l, desc, sizeof desc);
+        r = plugin->open_session(&req, &res, &e);
         if (r < 0)
-                return fail(l, "%s", e.msg[0] ? e.msg : strerror(-r));
-        if (idle_fallback)
+                return fail(l, "%s", cs_error_text(&e, r));
+        if (res.idle_fallback)
                 pam_syslog(l->h, LOG_WARNING, "%s: this systemd does not support CPUWeight=idle; used CPUWeight=1",
                            l->user_esc);
         if (l->args.debug)
-                pam_syslog(l->h, LOG_DEBUG, "%s: settings given to systemd for user-%u.slice", l->user_esc,
-                           (unsigned) l->user.uid);
-        return move_to_target_slice(l, plugin);
+                pam_syslog(l->h, LOG_DEBUG, "%s: settings given to systemd for user-%u.slice%s%s", l->user_esc,
+                           (unsigned) l->user.uid, res.scope[0] ? "; moved into " : "", res.scope);
+        return PAM_SUCCESS;
 }
 
 static int apply_systemd(Login *l) {
+        /* one deadline for everything the login waits on: loading, connecting, calls, the job */
+        uint64_t deadline = usec_deadline(l->args.timeout_usec);
         const SystemdPlugin *plugin = NULL;
         void *handle = NULL;
         int r;
 
-        if (!systemd_booted())
+        if (!l->args.bus_socket && !systemd_booted())
                 return fail(l, "backend=systemd, but this host was not booted with systemd");
         r = load_plugin(l, &handle, &plugin);
         if (r != PAM_SUCCESS)
                 return r;
-        r = apply_with_plugin(l, plugin);
+        r = apply_with_plugin(l, plugin, deadline);
         dlclose(handle);
         return r;
 }
@@ -224,22 +217,6 @@ typedef struct SessionState {
         CgfsSession s;
         CgroupLayout layout;
 } SessionState;
-
-static int open_backend(Login *l, const CgroupLayout *known, Cgfs *c, CsError *e) {
-        CgroupLayout layout = {};
-        int r;
-
-        if (!known && l->args.layout >= 0) {
-                r = cgroup_layout_named(l->args.cgroup_root, (CgroupLayoutKind) l->args.layout, &layout, e);
-                if (r < 0)
-                        return r;
-                layout.check_fs = !l->args.test_tree;
-                known = &layout;
-        }
-        r = cgfs_open(l->args.cgroup_root, l->args.parent, known, NULL, c, e);
-        cgroup_layout_done(&layout);
-        return r;
-}
 
 static void session_free(pam_handle_t *h, void *data, int status) {
         SessionState *st = data;
@@ -255,7 +232,7 @@ static const char *session_id(Login *l) {
         const char *id = pam_getenv(l->h, "XDG_SESSION_ID");
         char esc[256];
 
-        if (id && !name_is_safe(id, CGFS_SESSION_ID_MAX)) {
+        if (id && !session_id_valid(id)) {
                 pam_syslog(l->h, LOG_WARNING, "%s: ignoring unusable XDG_SESSION_ID '%s'", l->user_esc,
                            escape_for_log(id, 64, esc, sizeof esc));
                 return NULL;
@@ -279,7 +256,7 @@ static int apply_cgroupfs(Login *l) {
         if (k.quota_raised)
                 pam_syslog(l->h, LOG_WARNING, "%s: CPUQuota= raised to the kernel's minimum of 1ms per %" PRIu64
                            "us period", l->user_esc, k.period_usec);
-        r = open_backend(l, NULL, &c, &e);
+        r = slice_target_open_cgfs(&l->args.target, NULL, &c, &e);
         if (r >= 0)
                 r = cgfs_open_session(&c, l->user.uid, session_id(l), getpid(), &k, &st->s, &e);
         if (r >= 0 && cgroup_layout_copy(&st->layout, &c.layout) < 0) {
@@ -288,7 +265,14 @@ static int apply_cgroupfs(Login *l) {
         }
         if (r < 0) {
                 session_free(l->h, st, 0);
-                return fail(l, "%s", e.msg[0] ? e.msg : strerror(-r));
+                return fail(l, "%s", cs_error_text(&e, r));
+        }
+        if (!st->s.scope[0]) {
+                if (l->args.debug)
+                        pam_syslog(l->h, LOG_DEBUG, "%s: already in user-%u.slice; left where it is", l->user_esc,
+                                   (unsigned) l->user.uid);
+                session_free(l->h, st, 0);
+                return PAM_SUCCESS;
         }
         if (l->args.debug)
                 pam_syslog(l->h, LOG_DEBUG, "%s: joined %s in user-%u.slice", l->user_esc, st->s.scope,
@@ -302,20 +286,35 @@ static int apply_cgroupfs(Login *l) {
         return PAM_SUCCESS;
 }
 
+static bool placed_already(Login *l) {
+        const void *placed = NULL;
+
+        if (pam_get_data(l->h, PLACED_DATA, &placed) != PAM_SUCCESS || !placed)
+                return false;
+        if (l->args.debug)
+                pam_syslog(l->h, LOG_DEBUG, "an earlier pam_cpuslice in this stack placed the session; nothing to do");
+        return true;
+}
+
 _public_ PAM_EXTERN int pam_sm_open_session(pam_handle_t *h, int flags, int argc, const char **argv) {
+        static const char placed = 1;
         _cleanup_(login_done) Login l = { .h = h };
         int r;
 
         module_args_parse(h, argc, argv, &l.args);
+        if (placed_already(&l))
+                return PAM_IGNORE;
         r = load_user(&l);
         if (r != PAM_SUCCESS)
                 return r;
         r = resolve_settings(&l);
         if (r != PAM_SUCCESS)
                 return r;
-        if (use_systemd(&l))
-                return apply_systemd(&l);
-        return apply_cgroupfs(&l);
+        /* systemd is the single writer of user.slice on a host it booted: never write behind its back */
+        r = slice_target_uses_systemd(&l.args.target) ? apply_systemd(&l) : apply_cgroupfs(&l);
+        if (r == PAM_SUCCESS && pam_set_data(h, PLACED_DATA, (void *) &placed, NULL) != PAM_SUCCESS)
+                pam_syslog(h, LOG_WARNING, "pam_set_data: a second pam_cpuslice in this stack would act again");
+        return r;
 }
 
 _public_ PAM_EXTERN int pam_sm_close_session(pam_handle_t *h, int flags, int argc, const char **argv) {
@@ -331,13 +330,14 @@ _public_ PAM_EXTERN int pam_sm_close_session(pam_handle_t *h, int flags, int arg
         st = data;
         module_args_parse(h, argc, argv, &l.args);
         escape_for_log(st->s.scope, LOG_NAME_MAX, l.user_esc, sizeof l.user_esc);
-        r = open_backend(&l, &st->layout, &c, &e);
+        r = slice_target_open_cgfs(&l.args.target, &st->layout, &c, &e);
         if (r >= 0)
                 r = cgfs_close_session(&c, &st->s, getpid(), &e);
         /* the data is spent either way: a second close must not act on it again */
         (void) pam_set_data(h, SESSION_DATA, NULL, NULL);
+        (void) pam_set_data(h, PLACED_DATA, NULL, NULL);
         if (r < 0) {
-                pam_syslog(h, LOG_ERR, "%s: closing the session: %s", l.user_esc, e.msg[0] ? e.msg : strerror(-r));
+                pam_syslog(h, LOG_ERR, "%s: closing the session: %s", l.user_esc, cs_error_text(&e, r));
                 return l.args.strict ? PAM_SESSION_ERR : PAM_IGNORE;
         }
         return PAM_SUCCESS;

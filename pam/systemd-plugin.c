@@ -6,7 +6,5 @@
 
 _public_ const SystemdPlugin cpuslice_systemd_plugin = {
         .abi = SYSTEMD_PLUGIN_ABI,
-        .apply_slice = bus_apply_slice,
-        .pid_in_user_slice = bus_pid_in_user_slice,
-        .move_to_user_slice = bus_move_to_user_slice,
+        .open_session = bus_open_session,
 };

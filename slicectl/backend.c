@@ -1,18 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/vfs.h>
-#include <linux/magic.h>
-
 #include <inttypes.h>
-#include <string.h>
-#include <systemd/sd-daemon.h>
+#include <stdio.h>
 
-#include "backend-systemd.h"
 #include "backend.h"
-#include "slicectl.h"
+#include "output.h"
 
 static int cg_read_all(SliceBackend *b, SliceReadFlags flags, SliceList *ret, CsError *e) {
         return slice_read_all(&b->cgfs, flags, ret, e);
@@ -36,12 +28,7 @@ static int cg_update(SliceBackend *b, uid_t uid, const Resolved *res, CsError *e
 /* On a systemd host the live values are still read from cgroupfs, but every write goes through
  * PID 1, the single writer of user.slice. */
 static int sd_update(SliceBackend *b, uid_t uid, const Resolved *res, CsError *e) {
-        BusSliceSettings s = {
-                .weight_set = res->source[SETTING_WEIGHT] != NULL,
-                .quota_set = res->source[SETTING_QUOTA] != NULL,
-                .period_set = res->source[SETTING_PERIOD] != NULL,
-                .limits = res->limits,
-        };
+        BusSliceSettings s = slice_target_bus_settings(res);
 
         return bus_apply_slice(uid, &s, BUS_TIMEOUT_DEFAULT_USEC, NULL, e);
 }
@@ -68,8 +55,6 @@ static const SliceBackendOps cgroupfs_ops = {
         .close = cg_close,
 };
 
-/* A named layout over the real cgroup mount keeps the cgroupfs check; over a scratch tree
- * (tests) there is no cgroupfs to check. */
 static const SliceBackendOps systemd_ops = {
         .name = "systemd",
         .read_all = cg_read_all,
@@ -80,36 +65,14 @@ static const SliceBackendOps systemd_ops = {
         .close = cg_close,
 };
 
-static bool on_cgroupfs(const char *root, const char *sub) {
-        _cleanup_free_ char *p = NULL;
-        struct statfs s;
-
-        if (asprintf(&p, "%s/%s", root, sub) < 0)
-                return true;
-        if (statfs(p, &s) < 0)
-                return true;
-        return s.f_type == CGROUP_SUPER_MAGIC || s.f_type == CGROUP2_SUPER_MAGIC;
-}
-
-int backend_open(SliceBackend *ret, CsError *e) {
-        const char *root = arg_cgroup_root ? arg_cgroup_root : "/sys/fs/cgroup";
-        CgroupLayout layout = {};
+int backend_open(SliceBackend *ret, const SliceTarget *t, CsError *e) {
+        bool systemd = slice_target_uses_systemd(t);
         int r;
 
-        bool systemd = arg_backend == SLICECTL_BACKEND_SYSTEMD ||
-                       (arg_backend == SLICECTL_BACKEND_AUTO && sd_booted() > 0);
-
-        if (arg_backend == SLICECTL_BACKEND_SYSTEMD && sd_booted() <= 0)
+        if (t->backend == SLICE_BACKEND_SYSTEMD && !systemd_booted())
                 return cs_error(e, -EOPNOTSUPP, "--backend=systemd, but this host was not booted with systemd");
         *ret = (SliceBackend) { .ops = systemd ? &systemd_ops : &cgroupfs_ops, .systemd = systemd };
-        if (arg_layout >= 0) {
-                r = cgroup_layout_named(root, (CgroupLayoutKind) arg_layout, &layout, e);
-                if (r < 0)
-                        return r;
-                layout.check_fs = on_cgroupfs(root, layout.cpu.path);
-        }
-        r = cgfs_open(root, arg_parent ? arg_parent : "", arg_layout >= 0 ? &layout : NULL, NULL, &ret->cgfs, e);
-        cgroup_layout_done(&layout);
+        r = slice_target_open_cgfs(t, NULL, &ret->cgfs, e);
         if (r < 0)
                 return r;
         ret->v2 = ret->cgfs.layout.cpu.v2;
@@ -137,10 +100,10 @@ void backend_print_manager_view(const SliceBackend *b, uid_t uid) {
                 return;
         printf("\nsystemd (writes this slice):\n");
         if (bus_read_slice(uid, BUS_TIMEOUT_DEFAULT_USEC, &v, &e) < 0) {
-                printf("  not available: %s\n", e.msg);
+                print_line(stdout, "  not available: %s", e.msg);
                 return;
         }
-        printf("  ActiveState=%s\n", v.active_state ? v.active_state : "?");
+        print_line(stdout, "  ActiveState=%s", v.active_state ? v.active_state : "?");
         if (v.cpu_weight == CPU_WEIGHT_IDLE)
                 printf("  CPUWeight=idle\n");
         else
@@ -149,7 +112,7 @@ void backend_print_manager_view(const SliceBackend *b, uid_t uid) {
         print_bus_value("CPUQuotaPeriodUSec", v.period_usec, "(default: 100ms)");
         printf("  Drop-ins (settings made outside pam_cpuslice show up here):\n");
         for (size_t i = 0; i < v.n_drop_in_paths; i++)
-                printf("    %s\n", v.drop_in_paths[i]);
+                print_line(stdout, "    %s", v.drop_in_paths[i]);
         if (v.n_drop_in_paths == 0)
                 printf("    none\n");
         bus_slice_view_done(&v);

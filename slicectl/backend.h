@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The seam between slicectl and the way slices are kept. Only cgroupfs exists today; the systemd
- * backend (asking PID 1 over D-Bus) slots in as a second SliceBackendOps. */
+/* The seam between slicectl and the way slices are kept: both backends read the live values from
+ * cgroupfs; the cgroupfs one also writes them there, the systemd one asks PID 1 (the single
+ * writer of user.slice on a host it booted). Which one, and where, is lib/slice-target.h's call. */
 
 #include "backend-cgroupfs.h"
 #include "error.h"
 #include "rules.h"
 #include "slice-read.h"
+#include "slice-target.h"
 
 typedef struct SliceBackend SliceBackend;
 
@@ -29,8 +31,8 @@ struct SliceBackend {
         Cgfs cgfs;
 };
 
-/* From --cgroup-root, --parent and --cgroup-layout. */
-int backend_open(SliceBackend *ret, CsError *e);
+/* From --backend, --cgroup-root, --parent and --cgroup-layout. */
+int backend_open(SliceBackend *ret, const SliceTarget *t, CsError *e);
 void backend_close(SliceBackend *b);
 /* status on a systemd host: systemd's own view of the slice and the drop-ins it comes from */
 void backend_print_manager_view(const SliceBackend *b, uid_t uid);

@@ -22,10 +22,8 @@ const char *format_usec(uint64_t usec, char buf[static FORMAT_MAX]) {
         return buf;
 }
 
+/* One decimal always, as the CPU% column: a column of "120 %" and "80.0 %" reads as two units */
 const char *format_percent(double pct, char buf[static FORMAT_MAX]) {
-        if (pct >= 100.0 || pct == 0.0)
-                snprintf(buf, FORMAT_MAX, "%.0f %%", pct);
-        else
-                snprintf(buf, FORMAT_MAX, "%.1f %%", pct);
+        snprintf(buf, FORMAT_MAX, "%.1f %%", pct);
         return buf;
 }

@@ -8,21 +8,8 @@
 
 #include "cpu-value.h"
 #include "rows.h"
-#include "slicectl.h"
-
-static uint64_t now_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-}
-
-static void sleep_usec(uint64_t usec) {
-        struct timespec ts = { (time_t) (usec / USEC_PER_SEC), (long) (usec % USEC_PER_SEC) * 1000 };
-
-        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-                ;
-}
+#include "slicectl-util.h"
+#include "time-util.h"
 
 uint64_t row_weight(bool v2, const SliceInfo *info, const Resolved *res) {
         if (info->idle)
@@ -60,8 +47,8 @@ static int prime(SliceBackend *b, Sampler *s, CsError *e) {
         if (s->n_prev > 1)
                 qsort(s->prev, s->n_prev, sizeof *s->prev, cmp_sample);
         s->primed = true;
-        if (arg_interval_usec > 0)
-                sleep_usec(arg_interval_usec);
+        if (s->interval_usec > 0)
+                sleep_usec(s->interval_usec);
         return 0;
 }
 
@@ -89,25 +76,6 @@ static int sample(Sampler *s, Rows *rows, uint64_t t) {
         return 0; /* rows come sorted by uid: so is cur */
 }
 
-int ident_for_uid(uid_t uid, UserIdent *ret) {
-        static const char *const none[] = { NULL };
-        UserIdent u = { .uid = uid, .gid = (gid_t) -1 };
-        int r;
-
-        r = user_lookup_uid(uid, ret);
-        if (r != -ENOENT)
-                return r;
-        if (asprintf(&u.name, "%u", (unsigned) uid) < 0)
-                return -ENOMEM;
-        r = user_set_groups(&u, none);
-        if (r < 0) {
-                user_done(&u);
-                return r;
-        }
-        *ret = u;
-        return 0;
-}
-
 static int fill_row(Rows *rows, SliceRow *row, bool v2) {
         UserIdent u = {};
         int r;
@@ -131,7 +99,7 @@ static int fill_row(Rows *rows, SliceRow *row, bool v2) {
         return 0;
 }
 
-int rows_collect(SliceBackend *b, Sampler *s, SliceReadFlags flags, Rows *ret, CsError *e) {
+int rows_collect(SliceBackend *b, Sampler *s, const ConfPaths *conf, SliceReadFlags flags, Rows *ret, CsError *e) {
         Rows rows = {};
         SliceList l = {};
         uint64_t t0, t1;
@@ -149,12 +117,12 @@ int rows_collect(SliceBackend *b, Sampler *s, SliceReadFlags flags, Rows *ret, C
                 return r;
         t1 = now_usec();
         /* the config only sharpens the v1 weight; a config we cannot read is not an error here */
-        (void) conf_load(&rows.rules, &arg_conf, CONF_PERMS_ENFORCE, &d);
-        diag_list_free(&d);
+        (void) conf_load(&rows.rules, conf, CONF_PERMS_ENFORCE, &d);
+        diag_list_done(&d);
         rows.rows = calloc(l.n ? l.n : 1, sizeof *rows.rows);
         if (!rows.rows) {
-                slice_list_free(&l);
-                ruleset_free(&rows.rules);
+                slice_list_done(&l);
+                ruleset_done(&rows.rules);
                 return -ENOMEM;
         }
         for (size_t i = 0; i < l.n; i++) {
@@ -165,7 +133,7 @@ int rows_collect(SliceBackend *b, Sampler *s, SliceReadFlags flags, Rows *ret, C
                 if (r < 0)
                         goto fail;
         }
-        slice_list_free(&l);
+        slice_list_done(&l);
         if (s) {
                 r = sample(s, &rows, (t0 + t1) / 2);
                 if (r < 0)
@@ -174,24 +142,24 @@ int rows_collect(SliceBackend *b, Sampler *s, SliceReadFlags flags, Rows *ret, C
         *ret = rows;
         return 0;
 fail:
-        slice_list_free(&l);
-        rows_free(&rows);
+        slice_list_done(&l);
+        rows_done(&rows);
         return r;
 }
 
-void rows_free(Rows *r) {
+void rows_done(Rows *r) {
         for (size_t i = 0; i < r->n; i++) {
                 slice_info_done(&r->rows[i].info);
                 free(r->rows[i].user);
         }
         free(r->rows);
-        ruleset_free(&r->rules);
+        ruleset_done(&r->rules);
         *r = (Rows) {};
 }
 
 void sampler_done(Sampler *s) {
         free(s->prev);
-        *s = (Sampler) {};
+        *s = (Sampler) { .interval_usec = s->interval_usec };
 }
 
 unsigned slice_drift(bool v2, const SliceInfo *info, const CpuKernelValues *k) {

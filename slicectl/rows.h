@@ -7,12 +7,13 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "conf.h"
 #include "rules.h"
 #include "slice-read.h"
 
 typedef struct SliceRow {
         SliceInfo info;
-        char *user;             /* NSS name, or the uid as text */
+        char *user;             /* NSS name, or the uid as text (raw: escaped when printed) */
         bool have_config;       /* res is meaningful */
         Resolved res;           /* points into Rows.rules */
         uint64_t weight;        /* the CPUWeight= the kernel value stands for; CGSTAT_NONE: unknown */
@@ -26,16 +27,18 @@ typedef struct Rows {
         RuleSet rules;
 } Rows;
 
-/* Usage remembered between refreshes (top); the first collect samples over arg_interval_usec. */
+/* Usage remembered between refreshes (top); the first collect samples over interval_usec. */
 typedef struct Sampler {
+        uint64_t interval_usec; /* --interval */
         UsageSample *prev;
         size_t n_prev;
         uint64_t t_prev;        /* CLOCK_MONOTONIC, µs */
         bool primed;
 } Sampler;
 
-int rows_collect(SliceBackend *b, Sampler *s, SliceReadFlags flags, Rows *ret, CsError *e);
-void rows_free(Rows *r);
+/* conf: the config, read only to sharpen the v1 weight (a config we cannot read is no error here) */
+int rows_collect(SliceBackend *b, Sampler *s, const ConfPaths *conf, SliceReadFlags flags, Rows *ret, CsError *e);
+void rows_done(Rows *r);
 void sampler_done(Sampler *s);
 
 /* The weight a kernel value stands for: v2 cpu.weight, or v1 cpu.shares mapped back (lossy:

@@ -1,134 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* slicectl(1): argv and verb dispatch. The verbs live in verbs-*.c, the data gathering in
- * rows.c, the column table in table.c (the lsirq.c / irq-common.c split). */
+/* slicectl(1): argv and verb dispatch, nothing else. The verbs live in verbs-*.c, what they share
+ * in slicectl-util.c, the data gathering in rows.c, the column table in table.c (the lsirq.c /
+ * irq-common.c split). */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <syslog.h>
 #include <unistd.h>
 
 #include "cgroup-layout.h"
 #include "cpu-value.h"
 #include "parse-util.h"
-#include "slicectl.h"
+#include "slicectl-util.h"
 #include "table.h"
-
-bool arg_json;
-bool arg_raw;
-bool arg_noheadings;
-const char *arg_output;
-const char *arg_sort;
-uint64_t arg_interval_usec = 200 * USEC_PER_MSEC;
-uint64_t arg_delay_usec = USEC_PER_SEC;
-unsigned arg_iterations;
-bool arg_batch;
-bool arg_runtime;
-ConfPaths arg_conf;
-const char *arg_cgroup_root;
-const char *arg_parent;
-int arg_layout = -1;
-int arg_backend = SLICECTL_BACKEND_AUTO;
-
-int log_error(int r, const char *fmt, ...) {
-        va_list ap;
-
-        fputs("slicectl: ", stderr);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputc('\n', stderr);
-        return r < 0 ? r : -EINVAL;
-}
-
-void log_warning(const char *fmt, ...) {
-        va_list ap;
-
-        fputs("slicectl: warning: ", stderr);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputc('\n', stderr);
-}
-
-ConfPaths conf_paths(void) {
-        ConfPaths p = arg_conf;
-
-        conf_paths_fill_defaults(&p);
-        return p;
-}
-
-int load_config(RuleSet *rs) {
-        DiagList d = {};
-        char buf[1024];
-        int r;
-
-        r = conf_load(rs, &arg_conf, CONF_PERMS_ENFORCE, &d);
-        for (size_t i = 0; i < d.n; i++)
-                log_warning("%s", diag_format(&d.items[i], buf, sizeof buf));
-        diag_list_free(&d);
-        if (r == -ENOMEM)
-                return log_error(r, "out of memory");
-        return 0; /* refused files are skipped, as the module skips them */
-}
-
-int resolve_user_arg(const char *arg, bool allow_unknown_uid, UserIdent *ret) {
-        uint32_t uid;
-        int r;
-
-        if (all_digits(arg)) {
-                if (safe_atou32(arg, &uid) < 0 || uid == UINT32_MAX)
-                        return log_error(-ERANGE, "uid out of range: %s", arg);
-                r = allow_unknown_uid ? ident_for_uid((uid_t) uid, ret) : user_lookup_uid((uid_t) uid, ret);
-        } else
-                r = user_lookup(arg, ret);
-        if (r == -ENOENT)
-                return log_error(r, "unknown user '%s'", arg);
-        if (r < 0)
-                return log_error(r, "cannot look up user '%s': %s", arg, strerror(-r));
-        return 0;
-}
-
-int resolve_one_user(const char *verb, int argc, char **argv, UserIdent *u, RuleSet *rs, Resolved *res) {
-        int r;
-
-        if (argc != 2)
-                return log_error(-EINVAL, "'%s' takes one USER or UID", verb);
-        r = resolve_user_arg(argv[1], true, u);
-        if (r < 0)
-                return r;
-        r = load_config(rs);
-        if (r < 0)
-                return r;
-        r = rules_resolve(rs, u, res);
-        if (r < 0)
-                return log_error(r, "resolving the config for %s: %s", u->name, strerror(-r));
-        return 0;
-}
-
-int require_root(const char *verb, const char *what) {
-        if (geteuid() == 0)
-                return 0;
-        return log_error(-EPERM, "'%s' needs root: it %s", verb, what);
-}
-
-void log_change(const char *fmt, ...) {
-        const char *sudo = getenv("SUDO_USER");
-        char msg[1024];
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        va_end(ap);
-        openlog("slicectl", LOG_PID, LOG_AUTHPRIV);
-        if (sudo)
-                syslog(LOG_NOTICE, "uid %u (sudo from %s): %s", (unsigned) getuid(), sudo, msg);
-        else
-                syslog(LOG_NOTICE, "uid %u: %s", (unsigned) getuid(), msg);
-        closelog();
-}
+#include "verbs.h"
 
 static void help(void) {
         printf("Usage: slicectl [OPTIONS] COMMAND ...\n"
@@ -239,7 +125,7 @@ static int parse_argv(int argc, char **argv) {
                 {},
         };
         uint32_t n;
-        int c;
+        int c, r;
 
         opterr = 0;
         while ((c = getopt_long(argc, argv, ":Jrno:Hs:i:d:N:bhV", options, NULL)) >= 0)
@@ -292,26 +178,22 @@ static int parse_argv(int argc, char **argv) {
                         arg_conf.run_dir = optarg;
                         break;
                 case ARG_CGROUP_ROOT:
-                        arg_cgroup_root = optarg;
+                        arg_target.cgroup_root = optarg;
                         break;
                 case ARG_PARENT:
-                        arg_parent = optarg;
+                        arg_target.parent = optarg;
                         break;
                 case ARG_CGROUP_LAYOUT:
-                        arg_layout = cgroup_layout_kind_from_string(optarg);
-                        if (arg_layout < 0)
+                        arg_target.layout = cgroup_layout_kind_from_string(optarg);
+                        if (arg_target.layout < 0)
                                 return log_error(-EINVAL, "unknown --cgroup-layout '%s' (unified, legacy or hybrid)",
                                                  optarg);
                         break;
                 case ARG_BACKEND:
-                        if (strcmp(optarg, "auto") == 0)
-                                arg_backend = SLICECTL_BACKEND_AUTO;
-                        else if (strcmp(optarg, "cgroupfs") == 0)
-                                arg_backend = SLICECTL_BACKEND_CGROUPFS;
-                        else if (strcmp(optarg, "systemd") == 0)
-                                arg_backend = SLICECTL_BACKEND_SYSTEMD;
-                        else
+                        r = slice_backend_from_string(optarg);
+                        if (r < 0)
                                 return log_error(-EINVAL, "unknown --backend '%s' (auto, cgroupfs or systemd)", optarg);
+                        arg_target.backend = r;
                         break;
                 case ARG_TEXTFILE:
                         arg_textfile = optarg;

@@ -8,7 +8,8 @@
 
 #include "cpu-value.h"
 #include "format.h"
-#include "slicectl.h"
+#include "parse-util.h"
+#include "output.h"
 #include "table.h"
 
 enum {
@@ -51,8 +52,8 @@ static const struct colinfo infos[_COL_MAX] = {
         [COL_CPU] = { "CPU%", "cpu_percent", 7, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
                       "CPU use over the sample interval, % of one CPU" },
         [COL_TIME] = { "TIME", "cpu_usec", 10, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true, "CPU time used so far" },
-        [COL_THROTTLED] = { "THROTTLED", "throttled_percent", 14, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
-                            "share of quota periods throttled, and the time throttled" },
+        [COL_THROTTLED] = { "THROTTLED", "throttled_percent", 7, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
+                            "share of quota periods throttled" },
         [COL_NR_PERIODS] = { "PERIODS", "nr_periods", 8, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
                              "quota periods elapsed (cpu.stat nr_periods)" },
         [COL_NR_THROTTLED] = { "NR-THROTTLED", "nr_throttled", 8, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
@@ -63,15 +64,13 @@ static const struct colinfo infos[_COL_MAX] = {
                            "cpu.pressure some avg10 (- without PSI)" },
 };
 
-static const int default_table[] = { COL_USER,     COL_UID,  COL_SESSIONS,  COL_WEIGHT,   COL_QUOTA,
-                                     COL_CPU,      COL_TIME, COL_THROTTLED, COL_PRESSURE };
+static const int default_table[] = { COL_USER, COL_UID,       COL_SESSIONS,       COL_WEIGHT,  COL_QUOTA,
+                                     COL_CPU,  COL_TIME,      COL_THROTTLED,      COL_THROTTLED_TIME, COL_PRESSURE };
 static const int default_json[] = { COL_USER,       COL_UID,          COL_SESSIONS,       COL_WEIGHT,
                                     COL_QUOTA,      COL_PERIOD,       COL_CPU,            COL_TIME,
                                     COL_NR_PERIODS, COL_NR_THROTTLED, COL_THROTTLED_TIME, COL_PRESSURE };
 
-static int columns[_COL_MAX * 2];
-static size_t n_columns;
-static int sort_column = COL_CPU;
+_Static_assert(TABLE_COLUMNS_MAX == _COL_MAX * 2, "each column twice");
 
 static int column_from_name(const char *s, size_t n) {
         for (int i = 0; i < _COL_MAX; i++)
@@ -81,16 +80,16 @@ static int column_from_name(const char *s, size_t n) {
         return -EINVAL;
 }
 
-static int parse_list(const char *list) {
+static int parse_list(TableControl *ctl, const char *list) {
         for (const char *p = list; *p;) {
                 size_t n = strcspn(p, ",");
                 int c = column_from_name(p, n);
 
                 if (c < 0)
                         return log_error(-EINVAL, "unknown column '%.*s' (see --list-columns)", (int) n, p);
-                if (n_columns >= ELEMENTSOF(columns))
+                if (ctl->n_columns >= ELEMENTSOF(ctl->columns))
                         return log_error(-E2BIG, "too many columns in --output");
-                columns[n_columns++] = c;
+                ctl->columns[ctl->n_columns++] = c;
                 p += n;
                 if (*p == ',')
                         p++;
@@ -98,26 +97,27 @@ static int parse_list(const char *list) {
         return 0;
 }
 
-int columns_setup(void) {
-        const int *def = arg_json ? default_json : default_table;
-        size_t n_def = arg_json ? ELEMENTSOF(default_json) : ELEMENTSOF(default_table);
+int table_control_setup(TableControl *ctl) {
+        const int *def = ctl->json ? default_json : default_table;
+        size_t n_def = ctl->json ? ELEMENTSOF(default_json) : ELEMENTSOF(default_table);
         int r;
 
-        n_columns = 0;
-        if (!arg_output || arg_output[0] == '+')
+        ctl->n_columns = 0;
+        ctl->sort_column = COL_CPU;
+        if (!ctl->output || ctl->output[0] == '+')
                 for (size_t i = 0; i < n_def; i++)
-                        columns[n_columns++] = def[i];
-        if (arg_output) {
-                r = parse_list(arg_output[0] == '+' ? arg_output + 1 : arg_output);
+                        ctl->columns[ctl->n_columns++] = def[i];
+        if (ctl->output) {
+                r = parse_list(ctl, ctl->output[0] == '+' ? ctl->output + 1 : ctl->output);
                 if (r < 0)
                         return r;
-                if (n_columns == 0)
+                if (ctl->n_columns == 0)
                         return log_error(-EINVAL, "--output names no columns");
         }
-        if (arg_sort) {
-                sort_column = column_from_name(arg_sort, strlen(arg_sort));
-                if (sort_column < 0)
-                        return log_error(-EINVAL, "unknown sort column '%s' (see --list-columns)", arg_sort);
+        if (ctl->sort) {
+                ctl->sort_column = column_from_name(ctl->sort, strlen(ctl->sort));
+                if (ctl->sort_column < 0)
+                        return log_error(-EINVAL, "unknown sort column '%s' (see --list-columns)", ctl->sort);
         }
         return 0;
 }
@@ -164,8 +164,9 @@ static double sort_key(const SliceRow *r, int col) {
         return 0;
 }
 
-static int cmp_rows(const void *a, const void *b) {
+static int cmp_rows(const void *a, const void *b, void *userdata) {
         const SliceRow *x = a, *y = b;
+        int sort_column = *(const int *) userdata;
 
         if (sort_column == COL_USER) {
                 int c = strcmp(x->user, y->user);
@@ -179,15 +180,15 @@ static int cmp_rows(const void *a, const void *b) {
         return x->info.uid < y->info.uid ? -1 : x->info.uid > y->info.uid;
 }
 
-void rows_sort(Rows *rows) {
+void rows_sort(const TableControl *ctl, Rows *rows) {
         if (rows->n > 1)
-                qsort(rows->rows, rows->n, sizeof *rows->rows, cmp_rows);
+                qsort_r(rows->rows, rows->n, sizeof *rows->rows, cmp_rows, (void *) &ctl->sort_column);
 }
 
 /* Cell text: readable units in the table; plain numbers for --json and --raw (absent: null / "-"). */
-static const char *cell(const SliceRow *r, int col, bool machine, char buf[static FORMAT_MAX]) {
+static const char *cell(const TableControl *ctl, const SliceRow *r, int col, char buf[static FORMAT_MAX]) {
+        bool machine = ctl->json || ctl->raw;
         const CpuStat *st = &r->info.stat;
-        char b2[FORMAT_MAX];
 
 #define NUM(v) ((v) == CGSTAT_NONE ? NULL : (snprintf(buf, FORMAT_MAX, "%" PRIu64, (uint64_t) (v)), buf))
 #define USEC(v) ((v) == CGSTAT_NONE ? NULL : machine ? NUM(v) : format_usec(v, buf))
@@ -200,7 +201,7 @@ static const char *cell(const SliceRow *r, int col, bool machine, char buf[stati
                 return NUM(r->info.n_scopes);
         case COL_WEIGHT:
                 if (r->weight == CPU_WEIGHT_IDLE)
-                        return machine && arg_json ? "\"idle\"" : "idle"; /* the one non-number: a JSON string */
+                        return ctl->json ? "\"idle\"" : "idle"; /* the one non-number: a JSON string */
                 return NUM(r->weight);
         case COL_QUOTA:
                 if (r->quota_percent < 0)
@@ -224,10 +225,7 @@ static const char *cell(const SliceRow *r, int col, bool machine, char buf[stati
                         return NULL;
                 if (machine)
                         return snprintf(buf, FORMAT_MAX, "%.2f", share * 100.0), buf;
-                if (st->throttled_usec == CGSTAT_NONE)
-                        return format_percent(share * 100.0, buf);
-                snprintf(buf, FORMAT_MAX, "%.1f %% %s", share * 100.0, format_usec(st->throttled_usec, b2));
-                return buf;
+                return format_percent(share * 100.0, buf);
         }
         case COL_NR_PERIODS:
                 return NUM(st->nr_periods);
@@ -249,20 +247,55 @@ static void unref_table(struct libscols_table **t) {
         scols_unref_table(*t);
 }
 
-int rows_print(const Rows *rows) {
+/* check --json: {"diagnostics": [{"file", "line", "severity", "message"}]}, for CI pipelines */
+int diags_print_json(const DiagList *d) {
+        static const struct {
+                const char *name;
+                int json_type;
+        } cols[] = { { "file", SCOLS_JSON_STRING }, { "line", SCOLS_JSON_NUMBER },
+                     { "severity", SCOLS_JSON_STRING }, { "message", SCOLS_JSON_STRING } };
         _cleanup_(unref_table) struct libscols_table *t = scols_new_table();
-        bool machine = arg_json || arg_raw;
 
         if (!t)
                 return log_error(-ENOMEM, "out of memory");
-        scols_table_enable_json(t, arg_json);
-        scols_table_enable_raw(t, arg_raw);
-        scols_table_enable_noheadings(t, arg_noheadings);
+        scols_table_enable_json(t, true);
+        scols_table_set_name(t, "diagnostics");
+        for (size_t i = 0; i < ELEMENTSOF(cols); i++) {
+                struct libscols_column *cl = scols_table_new_column(t, cols[i].name, 0, 0);
+                if (!cl)
+                        return log_error(-ENOMEM, "out of memory");
+                scols_column_set_json_type(cl, cols[i].json_type);
+        }
+        for (size_t i = 0; i < d->n; i++) {
+                const Diag *x = &d->items[i];
+                struct libscols_line *ln = scols_table_new_line(t, NULL);
+                _cleanup_free_ char *file = x->file ? escape_dup(x->file) : NULL, *msg = escape_dup(x->msg);
+                char line[16];
+
+                snprintf(line, sizeof line, "%u", x->line);
+                if (!ln || (x->file && !file) || !msg ||
+                    (file && scols_line_set_data(ln, 0, file) < 0) ||
+                    (x->line > 0 && scols_line_set_data(ln, 1, line) < 0) ||
+                    scols_line_set_data(ln, 2, x->level == DIAG_ERROR ? "error" : "warning") < 0 ||
+                    scols_line_set_data(ln, 3, msg) < 0)
+                        return log_error(-ENOMEM, "out of memory");
+        }
+        return scols_print_table(t) < 0 ? log_error(-EIO, "cannot write the table") : 0;
+}
+
+int rows_print(const TableControl *ctl, const Rows *rows) {
+        _cleanup_(unref_table) struct libscols_table *t = scols_new_table();
+
+        if (!t)
+                return log_error(-ENOMEM, "out of memory");
+        scols_table_enable_json(t, ctl->json);
+        scols_table_enable_raw(t, ctl->raw);
+        scols_table_enable_noheadings(t, ctl->noheadings);
         scols_table_set_name(t, "slices");
-        for (size_t i = 0; i < n_columns; i++) {
-                const struct colinfo *ci = &infos[columns[i]];
+        for (size_t i = 0; i < ctl->n_columns; i++) {
+                const struct colinfo *ci = &infos[ctl->columns[i]];
                 struct libscols_column *cl =
-                        scols_table_new_column(t, arg_json ? ci->json_name : ci->name, ci->whint, ci->flags);
+                        scols_table_new_column(t, ctl->json ? ci->json_name : ci->name, ci->whint, ci->flags);
                 if (!cl)
                         return log_error(-ENOMEM, "out of memory");
                 scols_column_set_json_type(cl, ci->json_type);
@@ -272,12 +305,22 @@ int rows_print(const Rows *rows) {
 
                 if (!ln)
                         return log_error(-ENOMEM, "out of memory");
-                for (size_t c = 0; c < n_columns; c++) {
+                for (size_t c = 0; c < ctl->n_columns; c++) {
+                        _cleanup_free_ char *esc = NULL;
                         char buf[FORMAT_MAX];
-                        const char *v = cell(&rows->rows[i], columns[c], machine, buf);
+                        const char *v = cell(ctl, &rows->rows[i], ctl->columns[c], buf);
 
-                        if (!v && !arg_json)
+                        if (!v && !ctl->json)
                                 v = "-";
+                        /* Text from outside (a user name): in tables and --raw libsmartcols encodes
+                         * control bytes and non-ASCII as \xNN itself (escaping again would turn "\x" into
+                         * "\x5cx"); its JSON writer passes DEL and bytes >= 0x80 through, so JSON
+                         * strings get the escape everything else slicectl prints gets. */
+                        if (v && ctl->json && infos[ctl->columns[c]].json_type == SCOLS_JSON_STRING) {
+                                v = esc = escape_dup(v);
+                                if (!v)
+                                        return log_error(-ENOMEM, "out of memory");
+                        }
                         if (v && scols_line_set_data(ln, c, v) < 0)
                                 return log_error(-ENOMEM, "out of memory");
                 }

@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The writing verbs: set, unset (50-slicectl.conf, then live), apply (live only), gc. */
 #include <errno.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +8,10 @@
 #include "backend.h"
 #include "conf-edit.h"
 #include "cpu-value.h"
+#include "login-policy.h"
 #include "rows.h"
-#include "slicectl.h"
+#include "slicectl-util.h"
+#include "verbs.h"
 
 #define SHADOW_REPORT_MAX 10
 
@@ -25,31 +25,20 @@ static const char *edit_dir(void) {
         return arg_runtime ? p.run_dir : p.drop_in_dir;
 }
 
-static bool same_domain(const Domain *a, const Domain *b) {
-        if (a->type != b->type)
-                return false;
-        if (a->type == DOMAIN_USER || a->type == DOMAIN_GROUP)
-                return strcmp(a->name, b->name) == 0;
-        return a->uid_min == b->uid_min && a->uid_max == b->uid_max;
-}
-
-/* The domain as given on the command line: well-formed, and naming someone who exists. */
+/* The domain as given on the command line: well-formed. A name NSS does not know is the rule
+ * check has: a warning (the line is valid and matches no one until the name exists, e.g. an
+ * LDAP group that is not reachable right now). */
 static int parse_domain_arg(const char *s, Domain *ret) {
-        const char *why = NULL;
+        const char *why = NULL, *unknown;
         int r = domain_parse(s, ret, &why);
 
         if (r == -ENOMEM)
                 return log_error(r, "out of memory");
         if (r < 0)
                 return log_error(r, "%s: '%s'", why, s);
-        if (ret->type == DOMAIN_USER && !getpwnam(ret->name)) {
-                domain_done(ret);
-                return log_error(-ENOENT, "unknown user '%s'", s);
-        }
-        if (ret->type == DOMAIN_GROUP && !getgrnam(ret->name)) {
-                domain_done(ret);
-                return log_error(-ENOENT, "unknown group '%s'", s + 1);
-        }
+        unknown = domain_unknown_kind(ret);
+        if (unknown)
+                log_warning("unknown %s '%s': the line matches no one until it exists", unknown, ret->name);
         return 0;
 }
 
@@ -80,7 +69,8 @@ typedef struct ApplyFilter {
         const Domain *domain;   /* only users this domain matches */
         const uid_t *uids;      /* only these (apply USER...) */
         size_t n_uids;
-        bool verbose;           /* print what changed (apply) */
+        bool verbose;           /* print what changed */
+        bool warn_left_alone;   /* say which running slices a login would not get (apply) */
         bool *seen;             /* per uid in uids: it had a slice */
 } ApplyFilter;
 
@@ -127,9 +117,11 @@ static int apply_running(SliceBackend *b, const RuleSet *rs, const ApplyFilter *
                         failed++;
                         continue;
                 }
-                if (!res.slice) {
-                        if (f->verbose)
-                                log_warning("%s: CPUSlice=no, but a slice is running; left as it is", u.name);
+                if (!login_gets_slice(&res)) {
+                        /* a login of this user gets no slice from us: the running one is someone else's */
+                        if (f->warn_left_alone)
+                                log_warning("%s: %s, so pam_cpuslice gives logins no slice; the running slice is "
+                                            "left as it is", u.name, login_skip_reason(&res));
                         continue;
                 }
                 cpu_limits_to_kernel(&res.limits, &k);
@@ -142,17 +134,17 @@ static int apply_running(SliceBackend *b, const RuleSet *rs, const ApplyFilter *
                  * the next login reads the config anew (ENODEV: removed after it was opened) */
                 if (r == -ENOENT || r == -ENODEV) {
                         if (f->verbose)
-                                printf("%s (uid %u): slice ended meanwhile; nothing to apply\n", u.name,
-                                       (unsigned) info->uid);
+                                print_line(stdout, "%s (uid %u): slice ended meanwhile; nothing to apply", u.name,
+                                           (unsigned) info->uid);
                         continue;
                 }
                 if (r < 0) {
-                        log_error(r, "%s: applying %s: %s", u.name, what, e.code ? e.msg : strerror(-r));
+                        log_error(r, "%s: applying %s: %s", u.name, what, cs_error_text(&e, r));
                         failed++;
                         continue;
                 }
                 if (f->verbose)
-                        printf("%s (uid %u): %s\n", u.name, (unsigned) info->uid, what);
+                        print_line(stdout, "%s (uid %u): %s", u.name, (unsigned) info->uid, what);
                 log_change("applied to %s (uid %u): %s", u.name, (unsigned) info->uid, what);
         }
         return failed;
@@ -167,7 +159,7 @@ static int load_config_and_slices(RuleSet *rs, SliceBackend *b, SliceList *slice
         if (r < 0)
                 return r;
         *ret_backend = true;
-        r = backend_open(b, e);
+        r = backend_open(b, &arg_target, e);
         if (r < 0)
                 return r;
         return b->ops->read_all(b, 0, slices, e);
@@ -175,9 +167,9 @@ static int load_config_and_slices(RuleSet *rs, SliceBackend *b, SliceList *slice
 
 static int apply_live(const Domain *domain, unsigned mask, const char *path) {
         _cleanup_(backend_closep) SliceBackend b = {};
-        _cleanup_(ruleset_free) RuleSet rs = {};
-        _cleanup_(slice_list_free) SliceList slices = {};
-        ApplyFilter f = { .domain = domain };
+        _cleanup_(ruleset_done) RuleSet rs = {};
+        _cleanup_(slice_list_done) SliceList slices = {};
+        ApplyFilter f = { .domain = domain, .verbose = true };
         CsError e = {};
         size_t shadowed = 0;
         bool backend;
@@ -186,7 +178,7 @@ static int apply_live(const Domain *domain, unsigned mask, const char *path) {
         r = load_config_and_slices(&rs, &b, &slices, &backend, &e);
         if (r < 0 && backend)
                 return log_error(r, "saved to %s, but not applied to running slices: %s", path,
-                                 e.code ? e.msg : strerror(-r));
+                                 cs_error_text(&e, r));
         if (r < 0)
                 return r;
         if (apply_running(&b, &rs, &f, &slices) > 0)
@@ -222,7 +214,7 @@ static int apply_live(const Domain *domain, unsigned mask, const char *path) {
 
                         if (!(mask & (1u << s)) || !w)
                                 continue;
-                        if (strcmp(rule_file(&rs, w), path) == 0 && same_domain(&w->domain, domain))
+                        if (strcmp(rule_file(&rs, w), path) == 0 && domain_equal(&w->domain, domain))
                                 continue;
                         if (++shadowed <= SHADOW_REPORT_MAX)
                                 log_warning("%s: %s= still comes from %s:%u (%s): %s", u.name, setting_to_string(s),
@@ -237,6 +229,17 @@ static int apply_live(const Domain *domain, unsigned mask, const char *path) {
         return r < 0 ? r : 0;
 }
 
+/* One line on stdout and one in syslog per edit: "Set alice CPUWeight=800 in /etc/.../50-slicectl.conf" */
+static void report_edit(const char *verb, int argc, char **argv, const char *prep, const char *path) {
+        char what[1024];
+        size_t len = 0;
+
+        for (int i = 1; i < argc && len < sizeof what; i++)
+                len += (size_t) snprintf(what + len, sizeof what - len, "%s%s", i > 1 ? " " : "", argv[i]);
+        print_line(stdout, "%s %s %s %s", verb, what, prep, path);
+        log_change("%s %s %s %s", verb, what, prep, path);
+}
+
 static void conf_edit_donep(ConfEdit *ed) {
         conf_edit_done(ed);
 }
@@ -248,18 +251,40 @@ static int open_drop_in(const char *verb, const char *dir, ConfEdit *ed) {
 
         if (r < 0)
                 return r;
+        /* the module would not read the edit either: nothing is written while it refuses the config */
+        r = check_config_accepted();
+        if (r < 0)
+                return r;
         r = conf_edit_open(dir, NULL, ed, &e);
         if (r < 0)
-                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
+                return log_error(r, "%s", cs_error_text(&e, r));
         return 0;
+}
+
+/* set and unset after the edit: written, the lock let go (not needed for the live part), one
+ * line each on stdout and in syslog, then the running slices */
+static int commit_and_apply(ConfEdit *ed, const char *verb, int argc, char **argv, const Domain *d,
+                            unsigned mask) {
+        _cleanup_free_ char *path = NULL;
+        CsError e = {};
+        int r;
+
+        r = conf_edit_commit(ed, &e);
+        if (r < 0)
+                return log_error(r, "%s; %s left as it was", cs_error_text(&e, r), ed->path);
+        path = strdup(ed->path);
+        if (!path)
+                return log_error(-ENOMEM, "out of memory");
+        conf_edit_done(ed);
+        report_edit(verb, argc, argv, "in", path);
+        return apply_live(d, mask, path);
 }
 
 int verb_set(int argc, char **argv) {
         _cleanup_(conf_edit_donep) ConfEdit ed = { .dir_fd = -EBADF, .lock_fd = -EBADF };
         _cleanup_(domain_done) Domain d = {};
-        _cleanup_free_ char *why = NULL, *path = NULL;
+        _cleanup_free_ char *why = NULL;
         const char *dir = edit_dir();
-        CsError e = {};
         unsigned mask = 0;
         int r;
 
@@ -286,29 +311,14 @@ int verb_set(int argc, char **argv) {
                 return log_error(r, "out of memory");
         if (r < 0)
                 return log_error(r, "%s; nothing written", why ? why : "invalid setting");
-        r = conf_edit_commit(&ed, &e);
-        if (r < 0)
-                return log_error(r, "%s; %s left as it was", e.code ? e.msg : strerror(-r), ed.path);
-        path = strdup(ed.path);
-        if (!path)
-                return log_error(-ENOMEM, "out of memory");
-        conf_edit_done(&ed); /* the lock is not needed for the live part */
-        {
-                char what[1024];
-                size_t len = (size_t) snprintf(what, sizeof what, "%s", argv[1]);
-                for (int i = 2; i < argc && len < sizeof what; i++)
-                        len += (size_t) snprintf(what + len, sizeof what - len, " %s", argv[i]);
-                log_change("set %s in %s", what, path);
-        }
-        return apply_live(&d, mask, path);
+        return commit_and_apply(&ed, "Set", argc, argv, &d, mask);
 }
 
 int verb_unset(int argc, char **argv) {
         _cleanup_(conf_edit_donep) ConfEdit ed = { .dir_fd = -EBADF, .lock_fd = -EBADF };
         _cleanup_(domain_done) Domain d = {};
-        _cleanup_free_ char *why = NULL, *path = NULL;
+        _cleanup_free_ char *why = NULL;
         const char *dir = edit_dir();
-        CsError e = {};
         unsigned mask = 0;
         int r, removed;
 
@@ -325,6 +335,9 @@ int verb_unset(int argc, char **argv) {
                 size_t n = strlen(argv[i]);
                 int s;
 
+                if (strchr(argv[i], '=') && argv[i][n - 1] != '=')
+                        return log_error(-EINVAL, "'unset' takes setting names, not values: '%s' (e.g. '%.*s')",
+                                         argv[i], (int) strcspn(argv[i], "="), argv[i]);
                 if (n > 0 && argv[i][n - 1] == '=')
                         n--;
                 snprintf(name, sizeof name, "%.*s", (int) n, argv[i]);
@@ -343,24 +356,16 @@ int verb_unset(int argc, char **argv) {
                 log_warning("%s sets nothing of that for %s; nothing changed", ed.path, argv[1]);
                 return 0;
         }
-        r = conf_edit_commit(&ed, &e);
-        if (r < 0)
-                return log_error(r, "%s; %s left as it was", e.code ? e.msg : strerror(-r), ed.path);
-        path = strdup(ed.path);
-        if (!path)
-                return log_error(-ENOMEM, "out of memory");
-        conf_edit_done(&ed);
-        log_change("unset %s%s%s in %s", argv[1], argc > 2 ? " " : "", argc > 2 ? argv[2] : "", path);
-        return apply_live(&d, 0, path);
+        return commit_and_apply(&ed, "Unset", argc, argv, &d, 0);
 }
 
 int verb_apply(int argc, char **argv) {
         _cleanup_(backend_closep) SliceBackend b = {};
-        _cleanup_(ruleset_free) RuleSet rs = {};
-        _cleanup_(slice_list_free) SliceList slices = {};
+        _cleanup_(ruleset_done) RuleSet rs = {};
+        _cleanup_(slice_list_done) SliceList slices = {};
         _cleanup_free_ uid_t *uids = NULL;
         _cleanup_free_ bool *seen = NULL;
-        ApplyFilter f = { .verbose = true };
+        ApplyFilter f = { .verbose = true, .warn_left_alone = true };
         CsError e = {};
         bool backend;
         int r;
@@ -386,7 +391,7 @@ int verb_apply(int argc, char **argv) {
                 return r;
         r = load_config_and_slices(&rs, &b, &slices, &backend, &e);
         if (r < 0 && backend)
-                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
+                return log_error(r, "%s", cs_error_text(&e, r));
         if (r < 0)
                 return r;
         r = apply_running(&b, &rs, &f, &slices) > 0 ? -EIO : 0;
@@ -397,8 +402,16 @@ int verb_apply(int argc, char **argv) {
         return r;
 }
 
+static bool has_scope(const SliceInfo *s, const char *name) {
+        for (size_t i = 0; i < s->n_scopes; i++)
+                if (strcmp(s->scopes[i].name, name) == 0)
+                        return true;
+        return false;
+}
+
 int verb_gc(int argc, char **argv) {
         _cleanup_(backend_closep) SliceBackend b = {};
+        _cleanup_(slice_list_done) SliceList before = {}, after = {};
         CsError e = {};
         int r;
 
@@ -407,12 +420,34 @@ int verb_gc(int argc, char **argv) {
         r = require_root("gc", "removes cgroups");
         if (r < 0)
                 return r;
-        r = backend_open(&b, &e);
+        r = backend_open(&b, &arg_target, &e);
         if (r < 0)
-                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
-        r = b.ops->gc(&b, &e);
+                return log_error(r, "%s", cs_error_text(&e, r));
+        r = b.ops->read_all(&b, SLICE_READ_SCOPES, &before, &e);
+        if (r >= 0)
+                r = b.ops->gc(&b, &e);
+        if (r >= 0)
+                r = b.ops->read_all(&b, SLICE_READ_SCOPES, &after, &e);
         if (r < 0)
-                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
-        log_change("gc removed %d empty cgroup%s", r, r == 1 ? "" : "s");
+                return log_error(r, "%s", cs_error_text(&e, r));
+        /* one line per removed slice or scope, as systemctl names what it removed */
+        for (size_t i = 0, j = 0; i < before.n; i++) {
+                const SliceInfo *was = &before.slices[i];
+                char slice[SLICE_NAME_MAX];
+
+                slice_name(was->uid, slice);
+                while (j < after.n && after.slices[j].uid < was->uid)
+                        j++;
+                if (j >= after.n || after.slices[j].uid != was->uid) {
+                        print_line(stdout, "Removed %s", slice);
+                        log_change("gc removed %s", slice);
+                        continue;
+                }
+                for (size_t k = 0; k < was->n_scopes; k++)
+                        if (!has_scope(&after.slices[j], was->scopes[k].name)) {
+                                print_line(stdout, "Removed %s/%s", slice, was->scopes[k].name);
+                                log_change("gc removed %s/%s", slice, was->scopes[k].name);
+                        }
+        }
         return 0;
 }

@@ -15,7 +15,8 @@
 #include "cpu-value.h"
 #include "prom-text.h"
 #include "rows.h"
-#include "slicectl.h"
+#include "slicectl-util.h"
+#include "verbs.h"
 
 #define TEXTFILE_NAME "cpuslice.prom"
 
@@ -97,7 +98,7 @@ static void metrics_done(Metrics *m) {
         for (size_t i = 0; m->labels && i < m->rows.n; i++)
                 free(m->labels[i]);
         free(m->labels);
-        rows_free(&m->rows);
+        rows_done(&m->rows);
 }
 
 static int write_host(FILE *f, const char *name, const char *help, PromValue v) {
@@ -148,7 +149,7 @@ static int make_labels(Metrics *m) {
 }
 
 static int metrics_collect(Metrics *m) {
-        _cleanup_(diag_list_free) DiagList d = {};
+        _cleanup_(diag_list_done) DiagList d = {};
         char *check_argv[] = { "check", NULL };
         SliceBackend b = {};
         struct timespec ts;
@@ -160,15 +161,15 @@ static int metrics_collect(Metrics *m) {
                 return r;
         m->config_errors = diag_count(&d, DIAG_ERROR);
 
-        r = backend_open(&b, &e);
+        r = backend_open(&b, &arg_target, &e);
         if (r < 0)
-                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
+                return log_error(r, "%s", cs_error_text(&e, r));
         clock_gettime(CLOCK_REALTIME, &ts);
         m->now_usec = (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-        r = rows_collect(&b, NULL, 0, &m->rows, &e);
+        r = rows_collect(&b, NULL, &arg_conf, 0, &m->rows, &e);
         backend_close(&b);
         if (r < 0)
-                return log_error(r, "reading the user slices: %s", e.code ? e.msg : strerror(-r));
+                return log_error(r, "reading the user slices: %s", cs_error_text(&e, r));
         r = make_labels(m);
         return r < 0 ? log_error(r, "out of memory") : 0;
 }

@@ -8,13 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend.h"
 #include "cpu-value.h"
+#include "login-policy.h"
 #include "format.h"
 #include "rows.h"
-#include "slicectl.h"
+#include "slicectl-util.h"
+#include "verbs.h"
 #include "table.h"
 
 static void backend_closep(SliceBackend *b) {
@@ -23,45 +26,54 @@ static void backend_closep(SliceBackend *b) {
 
 static int open_backend(SliceBackend *b) {
         CsError e = {};
-        int r = backend_open(b, &e);
+        int r = backend_open(b, &arg_target, &e);
 
         if (r < 0)
-                return log_error(r, "%s", e.code ? e.msg : strerror(-r));
+                return log_error(r, "%s", cs_error_text(&e, r));
         return 0;
 }
 
 static int collect(SliceBackend *b, Sampler *s, SliceReadFlags flags, Rows *ret) {
         CsError e = {};
-        int r = rows_collect(b, s, flags, ret, &e);
+        int r = rows_collect(b, s, &arg_conf, flags, ret, &e);
 
         if (r < 0)
-                return log_error(r, "reading the user slices: %s", e.code ? e.msg : strerror(-r));
+                return log_error(r, "reading the user slices: %s", cs_error_text(&e, r));
         return 0;
 }
 
 /* list and top: the columns asked for, and the slices to fill them from */
-static int table_setup(SliceBackend *b) {
-        int r = columns_setup();
+static int table_setup(TableControl *ctl, SliceBackend *b) {
+        int r;
 
+        *ctl = (TableControl) {
+                .json = arg_json,
+                .raw = arg_raw,
+                .noheadings = arg_noheadings,
+                .output = arg_output,
+                .sort = arg_sort,
+        };
+        r = table_control_setup(ctl);
         return r < 0 ? r : open_backend(b);
 }
 
 int verb_list(int argc, char **argv) {
         _cleanup_(backend_closep) SliceBackend b = {};
-        _cleanup_(sampler_done) Sampler s = {};
-        _cleanup_(rows_free) Rows rows = {};
+        _cleanup_(sampler_done) Sampler s = { .interval_usec = arg_interval_usec };
+        _cleanup_(rows_done) Rows rows = {};
+        TableControl ctl;
         int r;
 
         if (argc > 1)
                 return log_error(-EINVAL, "'list' takes no arguments (see 'status USER')");
-        r = table_setup(&b);
+        r = table_setup(&ctl, &b);
         if (r < 0)
                 return r;
         r = collect(&b, &s, 0, &rows);
         if (r < 0)
                 return r;
-        rows_sort(&rows);
-        return rows_print(&rows);
+        rows_sort(&ctl, &rows);
+        return rows_print(&ctl, &rows);
 }
 
 /* top: the terminal goes back to how it was on every way out, signals included. */
@@ -122,33 +134,48 @@ static bool wait_for_key(uint64_t usec) {
         }
 }
 
+/* "2024-05-01 12:34:56 +0200" above a batch refresh; a heading, so not with -n, nor in JSON */
+static void print_timestamp(void) {
+        char buf[64];
+        struct tm tm;
+        time_t t = time(NULL);
+
+        if (arg_json || arg_noheadings || !localtime_r(&t, &tm) || strftime(buf, sizeof buf, "%F %T %z", &tm) == 0)
+                return;
+        printf("%s\n", buf);
+}
+
 int verb_top(int argc, char **argv) {
         _cleanup_(backend_closep) SliceBackend b = {};
-        _cleanup_(sampler_done) Sampler s = {};
+        _cleanup_(sampler_done) Sampler s = { .interval_usec = arg_interval_usec };
+        TableControl ctl;
         bool interactive;
         int r;
 
         if (argc > 1)
                 return log_error(-EINVAL, "'top' takes no arguments");
-        r = table_setup(&b);
+        r = table_setup(&ctl, &b);
         if (r < 0)
                 return r;
         interactive = !arg_batch && !arg_json && !arg_raw && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
         if (interactive && raw_terminal() < 0)
                 interactive = false;
         for (unsigned i = 1;; i++) {
-                _cleanup_(rows_free) Rows rows = {};
+                _cleanup_(rows_done) Rows rows = {};
 
                 r = collect(&b, &s, 0, &rows);
                 if (r < 0)
                         break;
-                rows_sort(&rows);
+                rows_sort(&ctl, &rows);
                 if (interactive)
                         printf("\033[H\033[2J%zu user slice%s, refresh every %.1f s; q quits\n\n", rows.n,
                                rows.n == 1 ? "" : "s", (double) arg_delay_usec / 1e6);
-                else if (i > 1)
-                        putchar('\n');
-                r = rows_print(&rows);
+                else {
+                        if (i > 1)
+                                putchar('\n');
+                        print_timestamp(); /* as top -b: each refresh says when it was taken */
+                }
+                r = rows_print(&ctl, &rows);
                 fflush(stdout);
                 if (r < 0 || (arg_iterations && i >= arg_iterations))
                         break;
@@ -161,42 +188,68 @@ int verb_top(int argc, char **argv) {
 
 /* status */
 
-static const char *source_of(const RuleSet *rs, const Resolved *res, Setting s, char *buf, size_t n) {
-        const Rule *r = res->source[s];
-
-        if (!r)
-                return "default";
-        snprintf(buf, n, "%s:%u", rule_file(rs, r), r->line);
-        return buf;
-}
-
 typedef struct StatusLine {
-        char config[CPU_FORMAT_MAX];
+        char config[CPU_FORMAT_MAX];    /* what the config says ("-": a login does not apply it) */
         char live[CPU_FORMAT_MAX];
+        const Rule *source;             /* NULL: default */
+        const char *note;               /* NULL, or why the kernel gets another value */
+        char note_buf[96];
         bool drift;
 } StatusLine;
 
+/* One line per setting, answering what a login would do (login_gets_slice): for a user the
+ * module leaves alone the config's values mean nothing, and a running slice is not drift. */
 static void status_lines(bool v2, const Resolved *res, const SliceInfo *info, StatusLine lines[static _SETTING_MAX]) {
+        bool gets = login_gets_slice(res);
         CpuKernelValues k;
         unsigned drift;
 
         cpu_limits_to_kernel(&res->limits, &k);
         for (Setting s = 0; s < _SETTING_MAX; s++)
-                lines[s] = (StatusLine) { .live = "-" };
-        strcpy(lines[SETTING_SLICE].config, res->slice ? "yes" : "no");
-        cpu_weight_format(res->limits.weight, lines[SETTING_WEIGHT].config);
-        cpu_quota_format(res->limits.quota_per_sec, lines[SETTING_QUOTA].config);
-        cpu_period_format(k.period_usec, lines[SETTING_PERIOD].config); /* what the kernel is given */
+                lines[s] = (StatusLine) { .live = "-", .config = "-", .source = gets ? res->source[s] : NULL };
+        lines[SETTING_SLICE].source = res->source[SETTING_SLICE];
+        strcpy(lines[SETTING_SLICE].config, gets ? "yes" : "no");
+        if (!res->matched)
+                lines[SETTING_SLICE].note = login_skip_reason(res);
+        if (gets) {
+                cpu_weight_format(res->limits.weight, lines[SETTING_WEIGHT].config);
+                cpu_quota_format(res->limits.quota_per_sec, lines[SETTING_QUOTA].config);
+                cpu_period_format(res->limits.period_usec, lines[SETTING_PERIOD].config); /* as explain says */
+                if (k.period_usec != res->limits.period_usec) {
+                        char p[CPU_FORMAT_MAX];
+
+                        snprintf(lines[SETTING_PERIOD].note_buf, sizeof lines[SETTING_PERIOD].note_buf,
+                                 "the kernel gets %s: %s", cpu_period_format(k.period_usec, p),
+                                 res->limits.quota_per_sec == CPU_QUOTA_INFINITY
+                                         ? "without a quota the period is the default"
+                                         : "a period must hold at least 1ms of quota and be 1ms..1s");
+                        lines[SETTING_PERIOD].note = lines[SETTING_PERIOD].note_buf;
+                }
+        }
         if (!info)
                 return;
-        drift = slice_drift(v2, info, &k);
+        drift = gets ? slice_drift(v2, info, &k) : 0;
         for (Setting s = 0; s < _SETTING_MAX; s++) {
                 char buf[CPU_FORMAT_MAX];
 
                 snprintf(lines[s].live, CPU_FORMAT_MAX, "%s", live_value(v2, info, res, s, buf));
                 lines[s].drift = drift & (1u << s);
         }
-        lines[SETTING_SLICE].drift = !res->slice;
+}
+
+/* "file:line", "default" or "-" (not applied), and the note in parentheses */
+static const char *source_of(const RuleSet *rs, const StatusLine *l, char *buf, size_t n) {
+        char where[1024];
+
+        if (l->source)
+                snprintf(where, sizeof where, "%s:%u", rule_file(rs, l->source), l->source->line);
+        else
+                snprintf(where, sizeof where, "%s", l->note ? "" : strcmp(l->config, "-") == 0 ? "-" : "default");
+        /* a path longer than the line is cut: the message is for people */
+        if (snprintf(buf, n, "%s%s%s%s%s", where, where[0] && l->note ? " " : "", l->note ? "(" : "",
+                     strempty(l->note), l->note ? ")" : "") < 0)
+                buf[0] = '\0';
+        return buf;
 }
 
 static void print_cpu_stat(const SliceInfo *info) {
@@ -230,24 +283,42 @@ static void print_sessions(const SliceInfo *info) {
         for (size_t i = 0; i < info->n_scopes; i++) {
                 const ScopeInfo *sc = &info->scopes[i];
 
-                printf("  %s\n", sc->name);
+                print_line(stdout, "  %s", sc->name);
                 for (size_t j = 0; j < sc->n_pids; j++)
-                        printf("    %7d  %s\n", (int) sc->pids[j], sc->comms[j] ? sc->comms[j] : "?");
+                        print_line(stdout, "    %7d  %s", (int) sc->pids[j], sc->comms[j] ? sc->comms[j] : "?");
         }
+}
+
+/* Why a login's first move may wait (issue 16): only on real cgroupfs, where mountinfo says */
+static void print_host_notes(const SliceBackend *b) {
+        const char *root = arg_target.cgroup_root ? arg_target.cgroup_root : "/sys/fs/cgroup";
+        int r;
+
+        if (!b->cgfs.layout.check_fs)
+                return;
+        r = cgroup_layout_favordynmods(root, &b->cgfs.layout, NULL);
+        if (r < 0)
+                return;
+        printf("\n");
+        print_line(stdout, "Host: cgroup favordynmods %s", r ? "on" : "off (moving a process into a cgroup may wait "
+                   "for an RCU grace period, several ms per login; see pam_cpuslice(8))");
 }
 
 int verb_status(int argc, char **argv) {
         _cleanup_(backend_closep) SliceBackend b = {};
-        _cleanup_(ruleset_free) RuleSet rs = {};
+        _cleanup_(ruleset_done) RuleSet rs = {};
         _cleanup_(user_done) UserIdent u = {};
         SliceInfo info = {};
         StatusLine lines[_SETTING_MAX];
-        char slice[CGFS_NAME_MAX], src[1024];
+        char slice[SLICE_NAME_MAX], src[1200];
         Resolved res;
         CsError e = {};
         bool have_slice, drift = false;
         int r;
 
+        /* #18 item 5: refused rather than silently ignored until status has a JSON form */
+        if (arg_json)
+                return log_error(-EOPNOTSUPP, "'status' has no --json output (list, top and check have)");
         r = resolve_one_user("status", argc, argv, &u, &rs, &res);
         if (r < 0)
                 return r;
@@ -256,20 +327,26 @@ int verb_status(int argc, char **argv) {
                 return r;
         r = b.ops->read_one(&b, u.uid, SLICE_READ_PROCS, &info, &e);
         if (r < 0 && r != -ENOENT)
-                return log_error(r, "reading the slice of %s: %s", u.name, e.code ? e.msg : strerror(-r));
+                return log_error(r, "reading the slice of %s: %s", u.name, cs_error_text(&e, r));
         have_slice = r >= 0;
 
-        cgfs_slice_name(u.uid, slice);
-        printf("%s (uid %u): %s%s\n\n", u.name, (unsigned) u.uid, slice, have_slice ? "" : " (no running slice)");
+        slice_name(u.uid, slice);
+        print_line(stdout, "%s (uid %u): %s%s", u.name, (unsigned) u.uid, slice, have_slice ? "" : " (no running slice)");
+        putchar('\n');
         status_lines(b.v2, &res, have_slice ? &info : NULL, lines);
         printf("%-20s %-10s %-10s %s\n", "SETTING", "CONFIG", "LIVE", "SOURCE");
         for (Setting s = 0; s < _SETTING_MAX; s++) {
                 char name[32];
 
                 snprintf(name, sizeof name, "%s=", setting_to_string(s));
-                printf("%-20s %-10s %-10s %s%s\n", name, lines[s].config, lines[s].live,
-                       source_of(&rs, &res, s, src, sizeof src), lines[s].drift ? "  <- DRIFT" : "");
+                print_line(stdout, "%-20s %-10s %-10s %s%s", name, lines[s].config, lines[s].live,
+                           source_of(&rs, &lines[s], src, sizeof src), lines[s].drift ? "  <- DRIFT" : "");
                 drift = drift || lines[s].drift;
+        }
+        if (!login_gets_slice(&res)) {
+                printf("\n");
+                print_line(stdout, "pam_cpuslice leaves logins of %s alone (%s)%s", u.name, login_skip_reason(&res),
+                           have_slice ? "; the running slice is not its own, and apply leaves it as it is" : "");
         }
         if (drift) {
                 printf("\nWarning: the live values differ from the config (drift):");
@@ -277,7 +354,8 @@ int verb_status(int argc, char **argv) {
                         if (lines[s].drift)
                                 printf(" %s= is %s in the cgroup, the config says %s;", setting_to_string(s),
                                        lines[s].live, lines[s].config);
-                printf("\n'slicectl apply %s' writes the config's values.\n", u.name);
+                printf("\n");
+                print_line(stdout, "'slicectl apply %s' writes the config's values.", u.name);
         }
         if (!have_slice)
                 return 3; /* as systemctl status for a unit that is not running */
@@ -285,6 +363,7 @@ int verb_status(int argc, char **argv) {
         print_cpu_stat(&info);
         print_sessions(&info);
         backend_print_manager_view(&b, u.uid);
+        print_host_notes(&b);
         slice_info_done(&info);
         return 0;
 }

@@ -11,6 +11,8 @@ Each CASE builds its tree under mkdtemp, runs slicectl with --cgroup-root/--conf
 """
 import json
 import os
+import re
+import select
 import shutil
 import subprocess
 import sys
@@ -72,7 +74,7 @@ class Tree:
     def write(self, rel, text, mode=0o644):
         p = self.path(rel)
         os.makedirs(os.path.dirname(p), exist_ok=True)
-        with open(p, "w") as f:
+        with open(p, "w", errors="surrogateescape") as f:
             f.write(text)
         os.chmod(p, mode)
 
@@ -126,12 +128,13 @@ class Tree:
                 "--confdir=" + self.confdir, "--rundir=" + self.rundir]
 
 
-def run(tree, *args, rc=0, stdin=None, user=None, raw_args=False, timeout=60):
+def run(tree, *args, rc=0, stdin=None, user=None, raw_args=False, timeout=60, env=None, text=True):
     cmd = [SLICECTL] + ([] if raw_args or tree is None else tree.args()) + list(args)
     cmd = WRAPPER + cmd
     if user is not None:
         cmd = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user, "--clear-groups"] + cmd
-    p = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), input=stdin, timeout=timeout)
+    p = subprocess.run(cmd, capture_output=True, text=text, env=dict(child_env(), **(env or {})), input=stdin,
+                       timeout=timeout)
     check(p.returncode == rc, "%s: exit %d, wanted %d\nstdout: %s\nstderr: %s"
           % (" ".join(args), p.returncode, rc, p.stdout, p.stderr))
     return p
@@ -308,7 +311,10 @@ def case_top():
     try:
         p = run(t, "top", "--batch", "--iterations=2", "--delay=50ms", "-i", "10ms", "-o", "USER,UID")
         table = "USER        UID\nalice      1001\nbob        1002\ndave       1500\n"
-        check(p.stdout == table + "\n" + table, "top batch: %r" % p.stdout)
+        # each refresh starts with the time it was taken, as top -b
+        stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4}\n"
+        check(re.fullmatch(stamp + re.escape(table) + "\n" + stamp + re.escape(table), p.stdout) is not None,
+              "top batch: %r" % p.stdout)
         p = run(t, "top", "-b", "-N", "1", "--json", "-i", "10ms")
         check(sorted(slices_json(p)) == ["alice", "bob", "dave"], "top json")
         # not a terminal: batch behaviour even without --batch; q on stdin is not read then
@@ -321,45 +327,38 @@ def case_top():
 
 
 def case_top_tty():
-    """interactive top in a pseudo-terminal: q quits and the terminal settings come back"""
-    import pty
+    """interactive top in a pseudo-terminal: q quits and the terminal settings come back exactly"""
     import termios
     t = standard_tree("hybrid")
+    master, slave = os.openpty()
     try:
-        pid, fd = pty.fork()
-        if pid == 0:
-            env = child_env()
-            os.execve(SLICECTL, [SLICECTL] + t.args() + ["top", "--delay=100ms", "-i", "10ms"], env)
-        before = termios.tcgetattr(fd)
+        # the parent keeps the slave open, so its settings can be read after top has exited
+        before = termios.tcgetattr(slave)
+        proc = subprocess.Popen([SLICECTL] + t.args() + ["top", "--delay=100ms", "-i", "10ms"], stdin=slave,
+                                stdout=slave, stderr=slave, env=child_env(), start_new_session=True)
         out = b""
+        raw_seen = False
         deadline = time.time() + 20
         while b"dave" not in out and time.time() < deadline:  # the last row: the whole screen is there
-            try:
-                out += os.read(fd, 4096)
-            except OSError:
-                break
-        os.write(fd, b"q")
-        status = None
-        while time.time() < deadline:
-            r, status = os.waitpid(pid, os.WNOHANG)
+            r, _, _ = select.select([master], [], [], 0.5)
             if r:
-                break
-            try:
-                os.read(fd, 4096)
-            except OSError:
-                pass
-            time.sleep(0.05)
-        check(status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0,
-              "top did not quit on q (status %r)" % (status,))
-        check(b"alice" in out and b"q quits" in out, "top screen: %r" % out[:300])
+                out += os.read(master, 4096)
+        during = termios.tcgetattr(slave)
+        raw_seen = not (during[3] & termios.ICANON) and not (during[3] & termios.ECHO)
+        os.write(master, b"q")
         try:
-            after = termios.tcgetattr(fd)
-            check(after[3] & termios.ICANON and after[3] & termios.ECHO, "terminal left in raw mode")
-        except termios.error:
-            pass  # the pty closed with the child: nothing left to restore
-        os.close(fd)
-        del before
+            rc = proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            rc = None
+        check(rc == 0, "top did not quit on q (exit %r)" % (rc,))
+        check(b"alice" in out and b"q quits" in out, "top screen: %r" % out[:300])
+        check(raw_seen, "top did not put the terminal into raw mode: the check below would prove nothing")
+        after = termios.tcgetattr(slave)
+        check(after == before, "terminal not restored:\nbefore %r\nafter  %r" % (before, after))
     finally:
+        os.close(master)
+        os.close(slave)
         t.cleanup()
 
 
@@ -448,6 +447,28 @@ def case_check():
         check("cpuslice.conf: error: file is writable by others (mode 0666); refused" in p.stderr, p.stderr)
         p = run(t, "check", t.path("missing.conf"), rc=1)
         check("missing.conf: error: no such file" in p.stderr, p.stderr)
+        # --json: what CI pipelines read (#18 item 5)
+        os.chmod(t.conf, 0o644)
+        t.config("alice CPUWeight=0\nnobodyhere CPUWeight=5\n", "30-bad.conf")
+        p = run(t, "check", "--json", rc=1)
+        check(p.stderr == "", "check --json: stderr %r" % p.stderr)
+        doc = json.loads(p.stdout)
+        check(list(doc) == ["diagnostics"], "key: %r" % list(doc))
+        check(doc["diagnostics"] == [
+            {"file": bad, "line": 1, "severity": "error",
+             "message": "bad CPUWeight= value '0' (allowed: 1..10000 or idle); line skipped"},
+            {"file": bad, "line": 3 - 1, "severity": "warning", "message": "unknown user 'nobodyhere'"}],
+            "check --json: %r" % doc)
+        os.unlink(bad)
+        p = run(t, "check", "--json")
+        check(json.loads(p.stdout) == {"diagnostics": []}, "clean: %r" % p.stdout)
+        os.chmod(t.conf, 0o666)
+        doc = json.loads(run(t, "check", "--json", rc=1).stdout)
+        check(doc["diagnostics"][0]["line"] is None and doc["diagnostics"][0]["severity"] == "error",
+              "a whole-file error has line null: %r" % doc)
+        os.chmod(t.conf, 0o644)
+        for verb in ("status", "explain"):
+            one_line_error(run(t, "--json", verb, "alice", rc=1), "'%s' has no --json output" % verb)
     finally:
         t.cleanup()
 
@@ -458,7 +479,11 @@ def case_set():
         dropin = os.path.join(t.confdir, "50-slicectl.conf")
         header = "# Written by slicectl(1): change it with 'slicectl set' and 'slicectl unset'.\n"
         p = run(t, "set", "alice", "CPUWeight=800", "CPUQuota=25%")
-        check(p.stdout == "" and p.stderr == "", "set is silent: %r %r" % (p.stdout, p.stderr))
+        # one line per change: the file, then each running slice, as systemctl reports what it did
+        check(p.stdout == "Set alice CPUWeight=800 CPUQuota=25%% in %s\n"
+                          "alice (uid 1001): CPUWeight= 400 -> 800, CPUQuota= 50%% -> 25%%\n" % dropin,
+              "set says what it did: %r" % p.stdout)
+        check(p.stderr == "", "set: %r" % p.stderr)
         check(t.read(os.path.relpath(dropin, t.root)) == header + "alice CPUWeight=800 CPUQuota=25%\n", "drop-in")
         st = os.stat(dropin)
         check(st.st_mode & 0o7777 == 0o644 and st.st_uid == 0, "mode %o uid %d" % (st.st_mode, st.st_uid))
@@ -478,13 +503,21 @@ def case_set():
         one_line_error(run(t, "set", "alice", "CPUWeight=0", rc=1), "bad CPUWeight= value '0'")
         one_line_error(run(t, "set", "alice", "CPUQuota=50", rc=1), "bad CPUQuota= value")
         one_line_error(run(t, "set", "alice", "Bogus=1", rc=1), "unknown setting 'Bogus='")
-        one_line_error(run(t, "set", "nosuchuser", "CPUWeight=5", rc=1), "unknown user 'nosuchuser'")
-        one_line_error(run(t, "set", "@nosuchgroup", "CPUWeight=5", rc=1), "unknown group 'nosuchgroup'")
         one_line_error(run(t, "set", "2000:1000", "CPUWeight=5", rc=1), "uid range is empty")
         one_line_error(run(t, "set", "alice", rc=1), "takes DOMAIN SETTING=VALUE")
         check(t.read(os.path.relpath(dropin, t.root)) == before, "nothing written on failure")
         check(sorted(os.listdir(t.confdir)) == [".50-slicectl.conf.lock", "50-slicectl.conf"],
               "no temp files: %r" % os.listdir(t.confdir))
+        # an unknown name: what check says of the same line, a warning; the line is written
+        for dom, kind in (("nosuchuser", "user"), ("@nosuchgroup", "group")):
+            p = run(t, "set", dom, "CPUWeight=5")
+            check(p.stderr == "slicectl: warning: unknown %s '%s': the line matches no one until it exists\n"
+                  % (kind, dom.lstrip("@")), "unknown %s: %r" % (kind, p.stderr))
+            check(p.stdout.startswith("Set %s CPUWeight=5 in" % dom), p.stdout)
+            check("%s CPUWeight=5\n" % dom in t.read(os.path.relpath(dropin, t.root)), "written")
+            run(t, "unset", dom)
+            check(("slicectl: warning: %s:" % dropin) not in run(t, "check").stderr, "check agrees")
+        check(t.read(os.path.relpath(dropin, t.root)) == before, "unset took them out again")
 
         # shadowed: a later file is as specific for alice
         t.config("alice CPUQuota=70%\n", "90-admin.conf")
@@ -503,17 +536,24 @@ def case_set():
         check(t.read(t.slice_dir(1500) + "/cpu.shares") == "512\n", "runtime applied")
 
         # unset: back to the main config's values, live too
-        run(t, "--runtime", "unset", "1500")
-        check(t.read("run.d/50-slicectl.conf") == header, "runtime unset")
+        p = run(t, "--runtime", "unset", "1500")
+        check(p.stdout == "Unset 1500 in %s/50-slicectl.conf\ndave (uid 1500): CPUWeight= 50 -> 100\n" % t.rundir,
+              "unset says what it did: %r" % p.stdout)
+        # the last line gone: no header-only file and no lock file are left behind
+        check(os.listdir(t.rundir) == [], "runtime unset leaves nothing: %r" % os.listdir(t.rundir))
         check(t.read(t.slice_dir(1500) + "/cpu.shares") == "1024\n", "unset applied")
         run(t, "unset", "alice", "CPUQuota")
         check(t.read(os.path.relpath(dropin, t.root)) ==
               header + "alice CPUWeight=800\n@students CPUQuota=10%\n1000:1999 CPUQuota=99%\n", "unset one")
+        check(os.path.exists(t.path(t.slice_dir(1003))) is False, "still no slice for carol")
         # the main config's alice line (a user line) beats the drop-in's range
         check(t.read(t.slice_dir(1001) + "/cpu.cfs_quota_us") == "50000\n", "alice back to 50%")
         p = run(t, "unset", "carol")
         check("sets nothing of that for carol; nothing changed" in p.stderr, "unset nothing: %r" % p.stderr)
         one_line_error(run(t, "unset", "alice", "Nope", rc=1), "unknown setting 'Nope'")
+        one_line_error(run(t, "unset", "@students", "CPUQuota=70%", rc=1),
+                       "'unset' takes setting names, not values: 'CPUQuota=70%' (e.g. 'CPUQuota')")
+        run(t, "unset", "@students", "CPUQuota=")  # a trailing '=' is still a name
         # as another user: a plain "needs root"
         os.chmod(t.root, 0o755)
         one_line_error(run(t, "set", "alice", "CPUWeight=5", rc=1, user=65534), "'set' needs root")
@@ -574,14 +614,323 @@ def case_gc():
             os.makedirs(t.path(h, "user.slice", "user-1001.slice", "session-1.scope"))
             os.makedirs(t.path(h, "user.slice", "user-1002.slice", "session-2.scope"))
         t.write("cpu/user.slice/user-1002.slice/session-2.scope/cgroup.procs", "123\n")
+        for h in ("cpu", "unified"):
+            os.makedirs(t.path(h, "user.slice", "user-1002.slice", "session-3.scope"))
         p = run(t, "gc")
-        check(p.stdout == "", "gc is silent")
+        # one line per removal, as systemctl names what it removed
+        check(p.stdout == "Removed user-1001.slice\nRemoved user-1002.slice/session-3.scope\n",
+              "gc says what it removed: %r" % p.stdout)
+        check(run(t, "gc").stdout == "", "nothing left to remove: nothing said")
         check(not os.path.exists(t.path("cpu/user.slice/user-1001.slice")), "empty slice removed")
         check(not os.path.exists(t.path("unified/user.slice/user-1001.slice")), "mirror removed")
         check(os.path.exists(t.path("cpu/user.slice/user-1002.slice/session-2.scope")), "busy scope kept")
         one_line_error(run(t, "gc", "x", rc=1), "takes no arguments")
     finally:
         t.cleanup()
+
+
+def snapshot(root):
+    """Every file under root, byte for byte, with its mode and owner."""
+    snap = {}
+    for d, dirs, files in os.walk(root):
+        for n in dirs + files:
+            p = os.path.join(d, n)
+            st = os.lstat(p)
+            data = None
+            if os.path.isfile(p) and not os.path.islink(p):
+                with open(p, "rb") as f:
+                    data = f.read()
+            snap[p] = (st.st_mode, st.st_uid, data)
+    return snap
+
+
+def refused(p, what):
+    lines = p.stderr.splitlines()
+    check(len(lines) >= 2 and all(l.startswith("slicectl: ") for l in lines), "%s: error lines %r" % (what, p.stderr))
+    check(any(what in l and "refused" in l for l in lines), "%s: names the refused file: %r" % (what, p.stderr))
+    check("pam_cpuslice gives no login a slice" in lines[-1], "%s: says what it means: %r" % (what, p.stderr))
+    check(p.stdout == "", "%s: nothing on stdout: %r" % (what, p.stdout))
+
+
+def case_refused():
+    """#18 item 1: a config the module refuses stops every verb that acts on or shows it"""
+    t = standard_tree("hybrid")
+    try:
+        t.config("* CPUWeight=100\nalice CPUWeight=200 CPUQuota=50%\n", "20-x.conf")
+        for how in ("mode", "owner", "dir", "not-a-file"):
+            if how == "mode":
+                os.chmod(t.conf, 0o666)
+                what = "cpuslice.conf: file is writable by others"
+            elif how == "owner":
+                os.chown(t.conf, 1001, 1001)
+                what = "cpuslice.conf: file is owned by uid 1001"
+            elif how == "dir":
+                os.chmod(t.confdir, 0o775)
+                what = "cpuslice.d: directory is writable by its group"
+            else:
+                os.mkdir(os.path.join(t.confdir, "30-dir.conf"))
+                what = "30-dir.conf: not a regular file"
+            before = snapshot(t.root)
+            refused(run(t, "apply", rc=1), what)
+            refused(run(t, "apply", "alice", rc=1), what)
+            refused(run(t, "set", "alice", "CPUWeight=300", rc=1), what)
+            refused(run(t, "unset", "alice", rc=1), what)
+            refused(run(t, "status", "alice", rc=1), what)
+            refused(run(t, "explain", "alice", rc=1), what)
+            check(snapshot(t.root) == before, "%s: the tree changed" % how)
+            check(run(t, "check", rc=1).stderr.count("refused") >= 1, "%s: check reports it" % how)
+            # put it back
+            os.chmod(t.conf, 0o644)
+            os.chown(t.conf, 0, 0)
+            os.chmod(t.confdir, 0o755)
+            if how == "not-a-file":
+                os.rmdir(os.path.join(t.confdir, "30-dir.conf"))
+        p = run(t, "apply")
+        check("alice (uid 1001): CPUWeight= 400 -> 200" in p.stdout, "accepted again: %r" % p.stdout)
+    finally:
+        t.cleanup()
+
+
+def case_set_refuses_unsafe_dropin():
+    """#13 item 8: set/unset leave a 50-slicectl.conf (or directory) alone that the module would refuse"""
+    t = standard_tree("legacy")
+    try:
+        dropin = os.path.join(t.confdir, "50-slicectl.conf")
+        run(t, "--runtime", "set", "alice", "CPUWeight=300")
+        rundrop = os.path.join(t.rundir, "50-slicectl.conf")
+        for path, mode, uid, opts in ((rundrop, 0o666, 0, ["--runtime"]), (rundrop, 0o644, 1001, ["--runtime"]),
+                                      (t.rundir, 0o777, 0, ["--runtime"]), (t.confdir, 0o755, 1001, [])):
+            os.chmod(path, mode)
+            os.chown(path, uid, 0)
+            before = snapshot(t.root)
+            for args in (["set", "alice", "CPUWeight=500"], ["unset", "alice"]):
+                p = run(t, *(opts + args), rc=1)
+                check("refused" in p.stderr and p.stdout == "", "%s %o uid %d: %r" % (path, mode, uid, p.stderr))
+            check(snapshot(t.root) == before, "%s %o uid %d: changed" % (path, mode, uid))
+            os.chmod(path, 0o755 if os.path.isdir(path) else 0o644)
+            os.chown(path, 0, 0)
+        check(not os.path.exists(dropin), "no drop-in written")
+        check(t.read(t.slice_dir(1001) + "/cpu.shares") == "3072\n", "live value from the runtime drop-in only")
+    finally:
+        t.cleanup()
+
+
+def case_login_decision():
+    """#18 item 2: explain, status and apply say what a login does: no line, CPUSlice=no, root"""
+    t = standard_tree("legacy")
+    try:
+        t.config("alice CPUWeight=400 CPUQuota=50%\n@students CPUSlice=no\n* CPUQuotaPeriodSec=50ms\n")
+        t.add_slice(0, weight=1024)
+        t.write(t.slice_dir(1500) + "/cpu.shares", "4096\n")  # dave: matched only by *
+        t.config("1500 CPUSlice=no\n", "10-dave.conf")
+        # root: only lines naming it; the * line does not
+        p = run(t, "explain", "root")
+        check("\nCPUSlice=no\n  no line     no config line matches this user\n" in p.stdout, "root: %s" % p.stdout)
+        check("no config line matches: a login of this user gets no slice" in p.stdout, "root: %s" % p.stdout)
+        p = run(t, "status", "root")
+        check("CPUSlice=            no         yes        (no config line matches)" in p.stdout, p.stdout)
+        check("CPUWeight=           -          100        -\n" in p.stdout and "DRIFT" not in p.stdout, p.stdout)
+        check("pam_cpuslice leaves logins of root alone (no config line matches)" in p.stdout, p.stdout)
+        # CPUSlice=no
+        p = run(t, "explain", "bob")
+        check("\nCPUSlice=no\n  wins" in p.stdout and "CPUSlice=no: a login of this user gets no slice" in p.stdout,
+              p.stdout)
+        # apply leaves all of them alone, with a word why
+        before = snapshot(t.root)
+        p = run(t, "apply")
+        check(p.stdout == "alice (uid 1001): CPUQuotaPeriodSec= 100ms -> 50ms\n", "apply: %r" % p.stdout)
+        for who in ("root: no config line matches", "bob: CPUSlice=no", "dave: CPUSlice=no"):
+            check("slicectl: warning: %s, so pam_cpuslice gives logins no slice" % who in p.stderr, p.stderr)
+        after = snapshot(t.root)
+        changed = sorted(os.path.relpath(k, t.root) for k in after if after[k] != before.get(k))
+        check(changed == ["cpu/user.slice/user-1001.slice/cpu.cfs_period_us",
+                          "cpu/user.slice/user-1001.slice/cpu.cfs_quota_us"], "changed: %r" % changed)
+        # a config without * : nobody else matches
+        t.config("alice CPUWeight=400\n")
+        p = run(t, "explain", "carol")
+        check("\nCPUSlice=no\n  no line" in p.stdout, p.stdout)
+    finally:
+        t.cleanup()
+
+
+def case_login_agrees():
+    """#18 item 2: slicectl explain answers what a real login through the module does, user by user"""
+    pam_run, module = os.environ.get("PAM_RUN"), os.environ.get("PAM_CPUSLICE_MODULE")
+    check(pam_run and module, "PAM_RUN and PAM_CPUSLICE_MODULE must be set")
+    t = Tree("legacy")
+    try:
+        t.config("alice CPUWeight=400\n@students CPUSlice=no\ncarol CPUSlice=yes CPUWeight=50\n"
+                 "1500 CPUWeight=200\n")
+        t.config("1500 CPUSlice=no\n", "10-dave.conf")
+        os.makedirs(t.path("cpu"), exist_ok=True)
+        os.makedirs(t.path("pam.d"))
+        with open(t.path("pam.d", "cs"), "w") as f:
+            f.write("session required %s conf=%s confdir=%s rundir=%s cgroup_root=%s cgroup_layout=legacy "
+                    "test_tree\nsession required pam_permit.so\n" % (module, t.conf, t.confdir, t.rundir, t.root))
+        for user, uid in (("root", 0), ("alice", 1001), ("bob", 1002), ("carol", 1003), ("dave", 1500),
+                          ("erin", 2500)):
+            slice_dir = t.path(t.slice_dir(uid))
+            p = subprocess.run([pam_run, "--confdir", t.path("pam.d"), "--service", "cs", "--user", user, "--",
+                                "test", "-d", slice_dir], env=child_env(), capture_output=True, text=True)
+            check(p.returncode in (0, 1), "%s: pam-run failed: %s" % (user, p.stderr))
+            login_slice = p.returncode == 0
+            e = run(t, "explain", user)
+            explain_slice = "a login of this user gets no slice" not in e.stdout
+            check(login_slice == explain_slice, "%s: a login %s a slice, explain says %s:\n%s"
+                  % (user, "gets" if login_slice else "gets no", "it does" if explain_slice else "it does not",
+                     e.stdout))
+    finally:
+        t.cleanup()
+
+
+def case_status_period():
+    """#18 item 3: the configured period and its line, and what the kernel keeps without a quota"""
+    t = standard_tree("legacy")
+    try:
+        t.config("* CPUWeight=100\nalice CPUQuotaPeriodSec=50ms\n")
+        t.write(t.slice_dir(1001) + "/cpu.cfs_quota_us", "-1\n")
+        t.write(t.slice_dir(1001) + "/cpu.shares", "1024\n")
+        p = run(t, "status", "alice")
+        out = p.stdout.replace(t.root, "ROOT")
+        check("CPUQuotaPeriodSec=   50ms       100ms      ROOT/cpuslice.conf:2 (the kernel gets 100ms: without a quota "
+              "the period is the default)\n" in out, out)
+        check("DRIFT" not in out, out)
+        p = run(t, "explain", "alice")
+        check("CPUQuotaPeriodSec=50ms\n" in p.stdout, p.stdout)
+    finally:
+        t.cleanup()
+
+
+# A name from NSS, a process name, a cgroup name, a config file name and config text, each with a
+# terminal control sequence, a newline, quotes, a backslash and bytes that are not UTF-8.
+EVIL = "\x1b[2J\"\\\udcff"                  # str with surrogateescape: ESC [ 2 J " \ 0xff
+EVIL_ESC = "\\x1b[2J\"\\\\\\xff"             # what escape_dup makes of it: printable ASCII only
+
+
+def clean_bytes(data, what):
+    """No control byte but the newline, nothing outside ASCII: nothing a terminal would act on."""
+    bad = sorted({b for b in data if (b < 0x20 and b != 0x0a) or b >= 0x7f})
+    check(not bad, "%s: raw bytes %r in %r" % (what, [hex(b) for b in bad], data[:400]))
+    return data.decode("ascii", "replace")
+
+
+def evil_tree():
+    t = Tree("legacy")
+    passwd = t.path("passwd")
+    with open(os.path.join(HERE, "..", "data", "passwd"), "rb") as f:
+        base = f.read()
+    with open(passwd, "wb") as f:
+        f.write(base + b"u" + os.fsencode(EVIL) + b":x:4000:4000:Evil:/home/evil:/bin/sh\n")
+    t.config("4000 CPUWeight=300\n")
+    # a drop-in whose name holds the sequence and a newline: it shows up as a source
+    t.config("4000 CPUQuota=20%\n", "10-" + EVIL + "\n.conf")
+    # the process: its own comm, set the only way a process can (from inside)
+    proc = subprocess.Popen([sys.executable, "-c",
+                             "import sys, time\n"
+                             "open('/proc/self/comm', 'wb').write(b'\\x1b[2J\"\\\\\\xff')\n"
+                             "print('ready', flush=True)\n"
+                             "time.sleep(120)\n"], stdout=subprocess.PIPE)
+    proc.stdout.readline()
+    t.add_slice(4000, weight=3072, quota=20000, scopes=(EVIL + "\n",))
+    t.write(t.slice_dir(4000) + "/session-" + EVIL + "\n.scope/cgroup.procs", "%d\n" % proc.pid)
+    return t, {"NSS_WRAPPER_PASSWD": passwd}, proc
+
+
+def case_escape():
+    t, env, proc = evil_tree()
+    try:
+        user_esc = "u" + EVIL_ESC
+        p = run(t, "list", "-i", "0", env=env, text=False)
+        out = clean_bytes(p.stdout, "list")
+        # tables: libsmartcols' own \xNN encoding (it leaves a lone backslash as it is)
+        check("u\\x1b[2J\"\\\\xff " in out, "list shows the encoded name: %r" % out)
+        p = run(t, "list", "-r", "-i", "0", env=env, text=False)
+        clean_bytes(p.stdout, "list --raw")
+        p = run(t, "list", "--json", "-i", "0", env=env, text=False)
+        got = slices_json(type(p)(p.args, p.returncode, clean_bytes(p.stdout, "list --json"), p.stderr))
+        check(user_esc in got, "JSON holds the escaped name: %r" % list(got))
+
+        p = run(t, "status", "4000", "-i", "0", env=env, text=False)
+        out = clean_bytes(p.stdout, "status") + clean_bytes(p.stderr, "status stderr")
+        check("session-" + EVIL_ESC + "\\x0a.scope" in out, "scope name escaped: %r" % out)
+        check("  " + EVIL_ESC.replace("\\x1b", "\\x1b", 1) in out, "comm escaped: %r" % out)
+        check("10-" + EVIL_ESC + "\\x0a.conf:1" in out, "drop-in name escaped: %r" % out)
+        check(out.startswith(user_esc + " (uid 4000)"), "status header: %r" % out)
+
+        p = run(t, "explain", "4000", env=env, text=False)
+        out = clean_bytes(p.stdout, "explain")
+        check(out.startswith(user_esc + " (uid 4000)") and "10-" + EVIL_ESC + "\\x0a.conf:1" in out,
+              "explain: %r" % out)
+
+        # config text reaches stderr through check's diagnostics and slicectl's errors
+        t.config("4000 CPUWeight=" + EVIL + "\n", "20-bad.conf")
+        p = run(t, "check", rc=1, env=env, text=False)
+        err = clean_bytes(p.stderr, "check")
+        check("bad CPUWeight= value '" + EVIL_ESC + "'" in err, "check escapes the value: %r" % err)
+        p = run(t, "status", "u" + EVIL, rc=1, text=False)  # without the evil passwd: unknown
+        err = clean_bytes(p.stderr, "unknown user")
+        check(err == "slicectl: unknown user '" + user_esc + "'\n", "error line: %r" % err)
+    finally:
+        proc.kill()
+        proc.wait()
+        t.cleanup()
+
+
+def case_demo_report():
+    """#18 item 7: the demo explains bob's 75 % by his own quota, not by outside load"""
+    d = tempfile.mkdtemp(prefix="slicectl-cli-")
+    try:
+        def report(slices, ncpu):
+            path = os.path.join(d, "list.json")
+            with open(path, "w") as f:
+                json.dump({"slices": slices}, f)
+            return subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "tools", "demo-report.py"), path,
+                                   str(ncpu)], capture_output=True, text=True, check=True).stdout
+
+        bob = {"user": "bob", "weight": 100, "quota_percent": 150.0, "cpu_percent": 149.2}
+        out = report([bob], 2)
+        check("their CPUQuota= allows 150% of one CPU, 1.5 of the 2 CPUs" in out and "competing" not in out, out)
+        out = report([dict(bob, cpu_percent=60.0)], 2)
+        check("other work is competing" in out, out)
+        out = report([dict(bob, quota_percent=None, cpu_percent=199.0)], 2)
+        check("(" not in out.splitlines()[-1], "a full machine needs no note: %r" % out)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def case_completion():
+    """#18 item 7: bash completion knows every long option of --help, and --backend's values"""
+    script = os.path.join(HERE, "..", "..", "slicectl", "slicectl.bash-completion")
+
+    def complete(*words):
+        line = " ".join(("slicectl",) + words)
+        sh = ('source "$1"; COMP_WORDS=(%s); COMP_CWORD=%d; COMP_LINE=%s; COMP_POINT=${#COMP_LINE}; '
+              '_slicectl; printf "%%s\\n" "${COMPREPLY[@]}"'
+              % (" ".join("'%s'" % w for w in ("slicectl",) + words), len(words), "'%s'" % line))
+        return subprocess.run(["bash", "-c", sh, "bash", script], capture_output=True, text=True).stdout.split()
+
+    check(complete("--back") == ["--backend"], "--back: %r" % complete("--back"))
+    check(complete("--backend", "") == ["auto", "cgroupfs", "systemd"], "--backend: %r" % complete("--backend", ""))
+    check("status" in complete("--backend", "systemd", "st"), "the verb after --backend VALUE")
+    helptext = run(None, "--help", raw_args=True).stdout
+    longs = set(re.findall(r"(--[a-z-]+)", helptext))
+    offered = set(complete("--"))
+    check(longs <= offered, "options in --help but not completed: %r" % sorted(longs - offered))
+
+
+def case_man():
+    """#18 item 7: slicectl(1) names every option and command of --help, and no command means list"""
+    with open(os.path.join(HERE, "..", "..", "man", "slicectl.1.scd")) as f:
+        man = f.read()
+    helptext = run(None, "--help", raw_args=True).stdout
+    for opt in sorted(set(re.findall(r"(--[a-z-]+)", helptext))):
+        check("*%s*" % opt in man, "slicectl(1) lacks %s" % opt)
+    verbs = re.findall(r"^  ([a-z]+) ", helptext.split("Commands:")[1].split("Options:")[0], re.M)
+    for verb in verbs + ["help"]:
+        check("*slicectl* [_OPTIONS_] *%s*" % verb in man or "*slicectl* *%s*" % verb in man,
+              "slicectl(1) SYNOPSIS lacks %s" % verb)
+    check("Without a command, *slicectl* runs *list*." in man, "no verb means list")
+    check("*rundir=*" in man, "the module's rundir= argument")
 
 
 def case_errors():

@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         resolve_for(&rs, "root", 0, none);
         resolve_for(&rs, "12345", 3000, odd);
         resolve_for(&rs, "nobody", 4294967294u, none);
-        ruleset_free(&rs);
-        diag_list_free(&diags);
+        ruleset_done(&rs);
+        diag_list_done(&diags);
         return 0;
 }

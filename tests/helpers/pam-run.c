@@ -7,13 +7,17 @@
  *   pam-run --confdir DIR --service NAME --user USER [--env K=V]... [--loop N] [--hold] [-- CMD...]
  *
  * --loop N: open+close N times with no command, printing one latency per line (µs) to stdout.
- * --hold: after opening, print "ready" and wait for a line on stdin before closing. */
+ * --hold: after opening, print "ready" and wait for a line on stdin before closing.
+ * --signal-every MS: a no-op SIGALRM handler without SA_RESTART fires every MS ms, as the signals
+ *   a su or sudo caller may send: the module's waits must survive EINTR. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,18 +56,32 @@ typedef struct Opts {
         size_t n_env;
         long loop;
         int hold;
+        long signal_ms;
 } Opts;
+
+static void on_alarm(int sig) {
+}
+
+static void signal_every(long ms) {
+        struct sigaction sa = { .sa_handler = on_alarm }; /* no SA_RESTART */
+        struct itimerval it = { .it_interval = { ms / 1000, (ms % 1000) * 1000 } };
+
+        it.it_value = it.it_interval;
+        sigaction(SIGALRM, &sa, NULL);
+        setitimer(ITIMER_REAL, &it, NULL);
+}
 
 static int parse(int argc, char **argv, Opts *o) {
         static const struct option opts[] = {
                 { "confdir", required_argument, NULL, 'c' }, { "service", required_argument, NULL, 's' },
                 { "user", required_argument, NULL, 'u' },    { "env", required_argument, NULL, 'e' },
                 { "loop", required_argument, NULL, 'l' },    { "hold", no_argument, NULL, 'H' },
+                { "signal-every", required_argument, NULL, 'S' },
                 {},
         };
         int c;
 
-        while ((c = getopt_long(argc, argv, "+c:s:u:e:l:H", opts, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "+c:s:u:e:l:HS:", opts, NULL)) >= 0) {
                 switch (c) {
                 case 'c': o->confdir = optarg; break;
                 case 's': o->service = optarg; break;
@@ -71,6 +89,7 @@ static int parse(int argc, char **argv, Opts *o) {
                 case 'e': o->env = realloc(o->env, (o->n_env + 1) * sizeof(char *)); o->env[o->n_env++] = optarg; break;
                 case 'l': o->loop = strtol(optarg, NULL, 10); break;
                 case 'H': o->hold = 1; break;
+                case 'S': o->signal_ms = strtol(optarg, NULL, 10); break;
                 default: return -1;
                 }
         }
@@ -117,6 +136,8 @@ int main(int argc, char **argv) {
         first = parse(argc, argv, &o);
         if (first < 0)
                 return 64;
+        if (o.signal_ms > 0)
+                signal_every(o.signal_ms);
         for (long i = 0; i < (o.loop > 0 ? o.loop : 1) && rc == 0; i++) {
                 pam_handle_t *h = NULL;
                 int r = pam_start_confdir(o.service, o.user, &conv, o.confdir, &h);

@@ -21,43 +21,19 @@
 #include <cmocka.h>
 #include <libpamtest.h>
 
+#include "pam-fixture.h"
 #include "test-util.h"
 
-static char self_exe[PATH_MAX] = "/proc/self/exe";
-
-typedef struct Fx {
-        char *dir;
-        char services[600], cgroot[600], conf[600], log[600], outside[600];
-} Fx;
-
+/* a file outside the tree that a planted link points at, and a config for alice */
 static int setup(void **state) {
-        Fx *f = calloc(1, sizeof *f);
+        Fx *f;
 
-        umask(022);
-        f->dir = scratch_dir();
-        if (!f || !f->dir)
+        if (fx_setup(state) < 0)
                 return -1;
-        snprintf(f->services, sizeof f->services, "%s/pam.d", f->dir);
-        snprintf(f->cgroot, sizeof f->cgroot, "%s/cgroup", f->dir);
-        snprintf(f->conf, sizeof f->conf, "%s/cpuslice.conf", f->dir);
-        snprintf(f->log, sizeof f->log, "%s/log", f->dir);
-        snprintf(f->outside, sizeof f->outside, "%s/outside", f->dir);
-        if (mkdir(f->services, 0755) < 0 || mkdir(f->cgroot, 0755) < 0 || mkdir(f->outside, 0755) < 0)
-                return -1;
+        f = *state;
         if (write_file(f->outside, "target", "untouched\n", 0644) < 0 ||
             write_file(f->dir, "cpuslice.conf", "* CPUWeight=100\nalice CPUWeight=300 CPUQuota=50%\n", 0644) < 0)
                 return -1;
-        setenv("PAM_WRAPPER_SERVICE_DIR", f->services, 1);
-        *state = f;
-        return 0;
-}
-
-static int teardown(void **state) {
-        Fx *f = *state;
-
-        rm_rf(f->dir);
-        free(f->dir);
-        free(f);
         return 0;
 }
 
@@ -71,21 +47,8 @@ static void service(Fx *f, const char *args) {
                  "session required pam_env.so readenv=0 user_readenv=0 conffile=%s/env.conf\n"
                  "session required %s conf=%s confdir=%s/none rundir=%s/none cgroup_root=%s test_tree "
                  "cgroup_layout=unified %s\nsession required pam_permit.so\n",
-                 f->dir, getenv("PAM_CPUSLICE_MODULE"), f->conf, f->dir, f->dir, f->cgroot, args);
+                 f->dir, module_path(), f->conf, f->dir, f->dir, f->cgroot, args);
         assert_int_equal(write_file(f->services, "cs", text, 0644), 0);
-}
-
-static char *slurp(const char *path) {
-        static char buf[65536];
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        ssize_t n;
-
-        if (fd < 0)
-                return NULL;
-        n = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        buf[n < 0 ? 0 : n] = '\0';
-        return buf;
 }
 
 static int count_lines_with(const char *path, const char *needle) {
@@ -101,21 +64,9 @@ static int count_lines_with(const char *path, const char *needle) {
  * stderr (pam_syslog via pam_wrapper) appended to f->log; returns the exit status. */
 static int run_child(Fx *f, const char *mode, const char *user, int want) {
         char w[16];
-        int status;
-        pid_t pid;
 
         snprintf(w, sizeof w, "%d", want);
-        pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-                int fd = open(f->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-                if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
-                        _exit(101);
-                execl(self_exe, "test-pam-hostile", mode, user, w, (char *) NULL);
-                _exit(102);
-        }
-        assert_int_equal(waitpid(pid, &status, 0), pid);
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        return run_self(f, (const char *const[]) { mode, user, w, NULL });
 }
 
 static int open_close_main(const char *user, int want) {
@@ -195,14 +146,6 @@ static int fds_main(const char *user) {
         bad += compare_fds("after open+close", b, a);
         fprintf(stderr, "FDS-CHECKED %s\n", user);
         return bad ? 3 : 0;
-}
-
-static bool exists(Fx *f, const char *rel) {
-        char path[1200];
-        struct stat st;
-
-        snprintf(path, sizeof path, "%s/%s", f->cgroot, rel);
-        return lstat(path, &st) == 0;
 }
 
 static void mkdirs(Fx *f, const char *rel) {
@@ -335,12 +278,10 @@ static void test_fds_on_every_path(void **state) {
         }
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, fx_teardown)
 
 int main(int argc, char **argv) {
-        /* not /proc/self/exe: under valgrind that is valgrind's own tool */
-        if (!realpath(argv[0], self_exe))
-                snprintf(self_exe, sizeof self_exe, "/proc/self/exe");
+        fx_set_self(argv[0]);
         if (argc == 4 && strcmp(argv[1], "--open") == 0)
                 return open_close_main(argv[2], atoi(argv[3]));
         if (argc == 4 && strcmp(argv[1], "--fds") == 0)

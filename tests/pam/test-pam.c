@@ -19,47 +19,9 @@
 #include <cmocka.h>
 #include <libpamtest.h>
 
+#include "pam-fixture.h"
 #include "test-util.h"
 
-typedef struct Fx {
-        char *dir;
-        char services[600], cgroot[600], conf[600], log[600];
-} Fx;
-
-/* The PAM runs re-exec this binary. Not /proc/self/exe: under valgrind that is valgrind's own tool. */
-static char self_exe[4096] = "/proc/self/exe";
-
-static const char *module_path(void) {
-        const char *p = getenv("PAM_CPUSLICE_MODULE");
-        assert_non_null(p);
-        return p;
-}
-
-static int setup(void **state) {
-        Fx *f = calloc(1, sizeof *f);
-
-        umask(022);
-        f->dir = scratch_dir();
-        if (!f->dir)
-                return -1;
-        snprintf(f->services, sizeof f->services, "%s/pam.d", f->dir);
-        snprintf(f->cgroot, sizeof f->cgroot, "%s/cgroup", f->dir);
-        snprintf(f->conf, sizeof f->conf, "%s/cpuslice.conf", f->dir);
-        snprintf(f->log, sizeof f->log, "%s/log", f->dir);
-        mkdir(f->services, 0755);
-        mkdir(f->cgroot, 0755);
-        setenv("PAM_WRAPPER_SERVICE_DIR", f->services, 1);
-        *state = f;
-        return 0;
-}
-
-static int teardown(void **state) {
-        Fx *f = *state;
-        rm_rf(f->dir);
-        free(f->dir);
-        free(f);
-        return 0;
-}
 
 static void conf(Fx *f, const char *text) {
         assert_int_equal(write_file(f->dir, "cpuslice.conf", text, 0644), 0);
@@ -113,43 +75,18 @@ static int child_main(int argc, char **argv) {
         return 0;
 }
 
-static char *slurp(const char *path);
-
 /* Runs open (and close unless want_close is -1) for user; pam_syslog output is appended to f->log. */
 static void run(Fx *f, const char *user, int want_open, int want_close) {
         char o[16], c[16];
         int status;
-        pid_t pid;
 
         snprintf(o, sizeof o, "%d", want_open);
         snprintf(c, sizeof c, "%d", want_close);
-        pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-                int fd = open(f->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-                if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
-                        _exit(101);
-                execl(self_exe, "test-pam", "--pam", user, o, c, f->dir, (char *) NULL);
-                _exit(102);
-        }
-        assert_int_equal(waitpid(pid, &status, 0), pid);
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        status = run_self(f, (const char *const[]) { "--pam", user, o, c, f->dir, NULL });
+        if (status != 0) {
                 const char *log = slurp(f->log);
                 fail_msg("PAM run for %s failed (status %d); log:\n%s", user, status, log ? log : "");
         }
-}
-
-static char *slurp(const char *path) {
-        static char buf[65536];
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        ssize_t n;
-
-        if (fd < 0)
-                return NULL;
-        n = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        buf[n < 0 ? 0 : n] = '\0';
-        return buf;
 }
 
 static void expect_file(Fx *f, const char *rel, const char *want) {
@@ -162,14 +99,6 @@ static void expect_file(Fx *f, const char *rel, const char *want) {
                 fail_msg("%s: missing", rel);
         if (strcmp(got, want) != 0)
                 fail_msg("%s: got '%s' want '%s'", rel, got, want);
-}
-
-static bool exists(Fx *f, const char *rel) {
-        char path[1200];
-        struct stat st;
-
-        snprintf(path, sizeof path, "%s/%s", f->cgroot, rel);
-        return lstat(path, &st) == 0;
 }
 
 static void expect_log(Fx *f, const char *needle) {
@@ -427,22 +356,12 @@ static int fd_child_main(const char *user) {
 static void test_no_fd_leak(void **state) {
         Fx *f = *state;
         int status;
-        pid_t pid;
 
         conf(f, "* CPUWeight=100\n");
         service(f, "cgroup_layout=unified", "fd1");
-        pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-                int fd = open(f->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-                if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
-                        _exit(101);
-                execl(self_exe, "test-pam", "--fds", "alice", (char *) NULL);
-                _exit(102);
-        }
-        assert_int_equal(waitpid(pid, &status, 0), pid);
+        status = run_self(f, (const char *const[]) { "--fds", "alice", NULL });
         expect_log(f, "FDS before=");
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        if (status != 0)
                 fail_msg("fd leak check failed: %s", slurp(f->log));
 }
 
@@ -475,16 +394,15 @@ static void test_systemd_plugin(void **state) {
                 fail_msg("dlopen %s: %s", path, dlerror());
         abi = dlsym(h, "cpuslice_systemd_plugin");
         assert_non_null(abi);
-        assert_int_equal(*abi, 1); /* SYSTEMD_PLUGIN_ABI */
+        assert_int_equal(*abi, 2); /* SYSTEMD_PLUGIN_ABI */
         assert_null(dlsym(h, "bus_apply_slice"));
         dlclose(h);
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
 
 int main(int argc, char **argv) {
-        if (!realpath(argv[0], self_exe))
-                snprintf(self_exe, sizeof self_exe, "/proc/self/exe");
+        fx_set_self(argv[0]);
         if (argc == 6 && strcmp(argv[1], "--pam") == 0)
                 return child_main(argc, argv);
         if (argc == 3 && strcmp(argv[1], "--fds") == 0)

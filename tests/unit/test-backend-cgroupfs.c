@@ -25,304 +25,13 @@
 #include <cmocka.h>
 
 #include "backend-cgroupfs.h"
+#include "cgfs-fake.h"
+#include "session-id-cases.h"
 #include "test-util.h"
 
 #define UID 1001
 #define SLICE "user.slice/user-1001.slice"
 #define SCOPE SLICE "/session-7.scope"
-
-/* ---- the fake: fault injection and cgroupfs emulation through CgfsOps ---- */
-
-typedef enum Op { OP_OPENAT, OP_MKDIRAT, OP_UNLINKAT, OP_WRITE, OP_READ, OP_FSTATFS, _OP_MAX } Op;
-
-#define SHORT_WRITE (-1) /* Fault.err: write one byte less than asked */
-
-typedef struct Fault {
-        Op op;
-        const char *name;  /* what the call is about (write/read/fstatfs: the fd's name at open); NULL: any */
-        int err;          /* errno to fail with */
-        unsigned skip;    /* matching calls let through first */
-        unsigned count;   /* matching calls failed after that; 0: all */
-        const char *under; /* only in a directory whose real path contains this ("/unified/"); NULL: any */
-} Fault;
-
-typedef struct Call {
-        Op op;
-        char name[64];
-        int r; /* 0 or -errno */
-} Call;
-
-#define FD_MAX 1024
-#define CALLS_MAX 4096
-
-static struct {
-        Fault faults[4];
-        unsigned hits[4];   /* matching calls seen, per fault */
-        size_t n_faults;
-        bool cgroupfs; /* emulate cgroupfs rmdir and cgroup.procs moves */
-        char hier[3][PATH_MAX]; /* hierarchy roots (absolute), for cgroup.procs moves */
-        size_t n_hier;
-        char fdname[FD_MAX][64];
-        Call calls[CALLS_MAX];
-        size_t n_calls;
-} fake;
-
-static void fake_reset(void) {
-        memset(&fake, 0, sizeof fake);
-}
-
-static void fake_add(Fault ft) {
-        assert_true(fake.n_faults < ELEMENTSOF(fake.faults));
-        fake.faults[fake.n_faults++] = ft;
-}
-
-static void record(Op op, const char *name, int r) {
-        int saved = errno;
-
-        if (fake.n_calls < CALLS_MAX) {
-                Call *c = &fake.calls[fake.n_calls++];
-                c->op = op;
-                snprintf(c->name, sizeof c->name, "%s", name ? name : "");
-                c->r = r;
-        }
-        errno = saved;
-}
-
-static unsigned count_calls(Op op, const char *name, bool ok_only) {
-        unsigned n = 0;
-
-        for (size_t i = 0; i < fake.n_calls; i++)
-                if (fake.calls[i].op == op && strcmp(fake.calls[i].name, name) == 0 &&
-                    (!ok_only || fake.calls[i].r == 0))
-                        n++;
-        return n;
-}
-
-/* fd: the directory fd of an *at() call, else the fd operated on */
-static int fault_check(Op op, const char *name, int fd) {
-        for (size_t i = 0; i < fake.n_faults; i++) {
-                const Fault *ft = &fake.faults[i];
-                unsigned n;
-
-                if (ft->op != op || (ft->name && (!name || strcmp(ft->name, name) != 0)))
-                        continue;
-                if (ft->under) {
-                        char link[64], path[PATH_MAX];
-                        ssize_t k;
-
-                        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-                        k = readlink(link, path, sizeof path - 1);
-                        path[k > 0 ? k : 0] = '\0';
-                        strcat(path, "/");
-                        if (!strstr(path, ft->under))
-                                continue;
-                }
-                n = ++fake.hits[i];
-                if (n <= ft->skip || (ft->count && n > ft->skip + ft->count))
-                        continue;
-                return ft->err;
-        }
-        return 0;
-}
-
-static const char *fd_name(int fd) {
-        return fd >= 0 && fd < FD_MAX ? fake.fdname[fd] : "";
-}
-
-static int fake_openat(int dirfd, const char *name, int flags, mode_t mode) {
-        int err = fault_check(OP_OPENAT, name, dirfd), fd;
-
-        if (err) {
-                record(OP_OPENAT, name, -err);
-                errno = err;
-                return -1;
-        }
-        fd = openat(dirfd, name, flags, mode);
-        if (fd >= 0 && fd < FD_MAX)
-                snprintf(fake.fdname[fd], sizeof fake.fdname[fd], "%s", name);
-        record(OP_OPENAT, name, fd < 0 ? -errno : 0);
-        return fd;
-}
-
-static int fake_mkdirat(int dirfd, const char *name, mode_t mode) {
-        int err = fault_check(OP_MKDIRAT, name, dirfd), r;
-
-        if (err) {
-                record(OP_MKDIRAT, name, -err);
-                errno = err;
-                return -1;
-        }
-        r = mkdirat(dirfd, name, mode);
-        record(OP_MKDIRAT, name, r < 0 ? -errno : 0);
-        return r;
-}
-
-static char *read_fd_text(int fd) {
-        char *buf = calloc(1, 4096);
-        ssize_t n;
-
-        assert_non_null(buf);
-        n = read(fd, buf, 4095);
-        buf[n > 0 ? n : 0] = '\0';
-        return buf;
-}
-
-/* cgroupfs's rmdir: EBUSY while the cgroup has children or processes; its control files go with it */
-static int emulated_rmdir(int dirfd, const char *name) {
-        _cleanup_closedir_ DIR *d = NULL;
-        struct dirent *de;
-        bool busy = false;
-        int fd;
-
-        fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0) {
-                if (errno == ELOOP)
-                        errno = ENOTDIR;
-                return -1;
-        }
-        d = fdopendir(fd);
-        assert_non_null(d);
-        while ((de = readdir(d))) {
-                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-                        continue;
-                if (de->d_type == DT_DIR)
-                        busy = true;
-                else if (strcmp(de->d_name, "cgroup.procs") == 0) {
-                        _cleanup_close_ int p = openat(fd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
-                        _cleanup_free_ char *text = NULL;
-
-                        assert_true(p >= 0);
-                        text = read_fd_text(p);
-                        busy = busy || strspn(text, " \n") != strlen(text);
-                }
-        }
-        if (busy) {
-                errno = EBUSY;
-                return -1;
-        }
-        rewinddir(d);
-        while ((de = readdir(d)))
-                if (de->d_type != DT_DIR)
-                        assert_int_equal(unlinkat(fd, de->d_name, 0), 0);
-        return unlinkat(dirfd, name, AT_REMOVEDIR);
-}
-
-static int fake_unlinkat(int dirfd, const char *name, int flags) {
-        int err = fault_check(OP_UNLINKAT, name, dirfd), r;
-
-        if (err) {
-                record(OP_UNLINKAT, name, -err);
-                errno = err;
-                return -1;
-        }
-        if (fake.cgroupfs && (flags & AT_REMOVEDIR))
-                r = emulated_rmdir(dirfd, name);
-        else
-                r = unlinkat(dirfd, name, flags);
-        record(OP_UNLINKAT, name, r < 0 ? -errno : 0);
-        return r;
-}
-
-/* for nftw, which has no userdata */
-static const char *move_keep, *move_pid;
-
-static int drop_pid(const char *path, const struct stat *st, int type, struct FTW *ftw) {
-        char *text, out[4096] = "";
-        FILE *f;
-
-        if (type != FTW_F || strcmp(path + ftw->base, "cgroup.procs") != 0 || strcmp(path, move_keep) == 0)
-                return 0;
-        f = fopen(path, "re");
-        assert_non_null(f);
-        text = read_fd_text(fileno(f));
-        fclose(f);
-        for (char *save = NULL, *t = strtok_r(text, "\n", &save); t; t = strtok_r(NULL, "\n", &save))
-                if (strcmp(t, move_pid) != 0) {
-                        strcat(out, t);
-                        strcat(out, "\n");
-                }
-        free(text);
-        f = fopen(path, "we");
-        assert_non_null(f);
-        fputs(out, f);
-        fclose(f);
-        return 0;
-}
-
-/* a pid written to one cgroup.procs leaves every other cgroup of that hierarchy */
-static void emulate_move(int fd, const char *buf, size_t n) {
-        char link[64], path[PATH_MAX], pid[32];
-        const char *hier = NULL;
-        ssize_t k;
-
-        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-        k = readlink(link, path, sizeof path - 1);
-        assert_true(k > 0);
-        path[k] = '\0';
-        for (size_t i = 0; i < fake.n_hier; i++) {
-                size_t l = strlen(fake.hier[i]);
-                if (strncmp(path, fake.hier[i], l) == 0 && path[l] == '/' && (!hier || l > strlen(hier)))
-                        hier = fake.hier[i];
-        }
-        assert_non_null(hier);
-        snprintf(pid, sizeof pid, "%.*s", (int) strcspn(buf, "\n"), buf);
-        assert_true(n > 0);
-        move_keep = path;
-        move_pid = pid;
-        assert_int_equal(nftw(hier, drop_pid, 16, FTW_PHYS), 0);
-}
-
-static ssize_t fake_write(int fd, const void *buf, size_t n) {
-        const char *name = fd_name(fd);
-        int err = fault_check(OP_WRITE, name, fd);
-        ssize_t k;
-
-        if (err == SHORT_WRITE) {
-                record(OP_WRITE, name, 0);
-                return write(fd, buf, n - 1);
-        }
-        if (err) {
-                record(OP_WRITE, name, -err);
-                errno = err;
-                return -1;
-        }
-        k = write(fd, buf, n);
-        if (k > 0 && fake.cgroupfs && strcmp(name, "cgroup.procs") == 0)
-                emulate_move(fd, buf, n);
-        record(OP_WRITE, name, k < 0 ? -errno : 0);
-        return k;
-}
-
-static ssize_t fake_read(int fd, void *buf, size_t n) {
-        int err = fault_check(OP_READ, fd_name(fd), fd);
-
-        record(OP_READ, fd_name(fd), -err);
-        if (err) {
-                errno = err;
-                return -1;
-        }
-        return read(fd, buf, n);
-}
-
-static int fake_fstatfs(int fd, struct statfs *buf) {
-        int err = fault_check(OP_FSTATFS, fd_name(fd), fd);
-
-        record(OP_FSTATFS, fd_name(fd), -err);
-        if (err) {
-                errno = err;
-                return -1;
-        }
-        return fstatfs(fd, buf);
-}
-
-static const CgfsOps fake_ops = {
-        .openat = fake_openat,
-        .mkdirat = fake_mkdirat,
-        .unlinkat = fake_unlinkat,
-        .write = fake_write,
-        .read = fake_read,
-        .fstatfs = fake_fstatfs,
-};
 
 /* ---- fixture ---- */
 
@@ -636,70 +345,6 @@ static void assert_orig(const char *got, bool v2, const char *controller) {
         free(want);
 }
 
-/* ---- names ---- */
-
-static void test_slice_name(void **state) {
-        static const struct {
-                uid_t uid;
-                const char *name;
-        } cases[] = {
-                { 0, "user-0.slice" },
-                { 1001, "user-1001.slice" },
-                { 65534, "user-65534.slice" },
-                { 4294967294u, "user-4294967294.slice" },
-                { (uid_t) -1, "user-4294967295.slice" },
-        };
-        char buf[CGFS_NAME_MAX];
-
-        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                cgfs_slice_name(cases[i].uid, buf);
-                assert_string_equal(buf, cases[i].name);
-        }
-}
-
-static const char id64[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-";
-static const char id65[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-x";
-
-static const struct {
-        const char *id;
-        const char *scope; /* NULL: unsafe, pam-PID is used */
-} id_cases[] = {
-        { "7", "session-7.scope" },
-        { "c12", "session-c12.scope" },
-        { "A_z-9", "session-A_z-9.scope" },
-        { "-", "session--.scope" },
-        { id64, "session-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-.scope" },
-        { id65, NULL },
-        { NULL, NULL },
-        { "", NULL },
-        { "../x", NULL },
-        { "..", NULL },
-        { ".", NULL },
-        { "a/b", NULL },
-        { "/", NULL },
-        { "a b", NULL },
-        { " 7", NULL },
-        { "7\n", NULL },
-        { "x.scope", NULL },
-        { "caf\xc3\xa9", NULL },
-        { "a\\b", NULL },
-        { "a*", NULL },
-};
-
-static void test_scope_name(void **state) {
-        char buf[CGFS_NAME_MAX];
-
-        assert_int_equal(sizeof id64 - 1, CGFS_SESSION_ID_MAX);
-        for (size_t i = 0; i < ELEMENTSOF(id_cases); i++) {
-                const char *r = cgfs_scope_name(id_cases[i].id, buf);
-                if (id_cases[i].scope) {
-                        assert_ptr_equal(r, buf);
-                        assert_string_equal(buf, id_cases[i].scope);
-                } else if (r)
-                        fail_msg("case %zu: '%s' accepted as '%s'", i, id_cases[i].id, r);
-        }
-}
-
 /* ---- opening sessions: every file written ---- */
 
 typedef struct OpenCase {
@@ -953,6 +598,43 @@ static void test_reapply(void **state) {
         }
 }
 
+/* A second login with the same values writes no setting: they are read and found equal. */
+static void test_reapply_unchanged_writes_nothing(void **state) {
+        static const TestLayout tls[] = { TL_UNIFIED, TL_LEGACY, TL_HYBRID };
+        static const char *const files[] = { "cpu.idle", "cpu.weight", "cpu.max", "cpu.shares", "cpu.cfs_period_us",
+                                             "cpu.cfs_quota_us" };
+        Fx *f = *state;
+
+        for (size_t i = 0; i < ELEMENTSOF(tls); i++) {
+                CpuKernelValues a = W300_Q50, b = W300_Q50, q = W300_Q50;
+                CgfsSession s1 = {}, s2 = {}, s3 = {};
+                unsigned writes = 0;
+
+                rm_rf(f->root);
+                assert_int_equal(mkdir(f->root, 0755), 0);
+                cgfs_close(&f->c);
+                open_tl(f, tls[i], "", &fake_ops);
+                assert_int_equal(cgfs_open_session(&f->c, UID, "1", f->pid, &a, &s1, &f->e), 0);
+                fake_reset();
+                assert_int_equal(cgfs_open_session(&f->c, UID, "2", f->pid, &b, &s2, &f->e), 0);
+                for (size_t j = 0; j < ELEMENTSOF(files); j++)
+                        writes += count_calls(OP_WRITE, files[j], false);
+                assert_int_equal(writes, 0);
+                /* one value changed: that file alone is written */
+                q.quota_usec = 70000;
+                fake_reset();
+                assert_int_equal(cgfs_open_session(&f->c, UID, "3", f->pid, &q, &s3, &f->e), 0);
+                writes = 0;
+                for (size_t j = 0; j < ELEMENTSOF(files); j++)
+                        writes += count_calls(OP_WRITE, files[j], false);
+                assert_int_equal(writes, 1);
+                assert_int_equal(count_calls(OP_WRITE, f->c.layout.cpu.v2 ? "cpu.max" : "cpu.cfs_quota_us", true), 1);
+                cgfs_session_done(&s1);
+                cgfs_session_done(&s2);
+                cgfs_session_done(&s3);
+        }
+}
+
 /* idle and back: cpu.weight is written again once idle is off */
 static void test_reapply_idle_unified(void **state) {
         Fx *f = *state;
@@ -976,7 +658,7 @@ static void test_reapply_idle_unified(void **state) {
 static void test_session_ids(void **state) {
         Fx *f = *state;
         CpuKernelValues k = DEFAULTS;
-        char pam[CGFS_NAME_MAX], rel[256];
+        char pam[SLICE_NAME_MAX], rel[256];
 
         snprintf(pam, sizeof pam, "session-pam-%d.scope", (int) f->pid);
         for (size_t i = 0; i < ELEMENTSOF(id_cases); i++) {
@@ -1161,6 +843,56 @@ static void test_hostile(void **state) {
                 free(after);
                 /* nothing is created through a planted link, and it is left where it was */
                 assert_true(exists(f, t->where));
+        }
+}
+
+static int count_entries(const char *path) {
+        DIR *d = opendir(path);
+        struct dirent *de;
+        int n = 0;
+
+        assert_non_null(d);
+        while ((de = readdir(d)))
+                n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+        closedir(d);
+        return n;
+}
+
+/* A cgroup on the path that is not root's was delegated: its owner could turn off +cpu, plant
+ * a scope, or freeze root's processes there. Nothing is joined or written below it. */
+static void test_delegated_refused(void **state) {
+        static const struct {
+                TestLayout tl;
+                const char *where;
+        } cases[] = {
+                { TL_UNIFIED, "user.slice" },
+                { TL_UNIFIED, SLICE },
+                { TL_UNIFIED, SCOPE },
+                { TL_HYBRID, "cpu/" SLICE },
+                { TL_HYBRID, "unified/" SCOPE },
+        };
+        Fx *f = *state;
+
+        REQUIRE_ROOT();
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                CpuKernelValues k = W300_Q50;
+                CgfsSession s = { .uid = 4242 };
+                char path[1024];
+                int r;
+
+                rm_rf(f->root);
+                assert_int_equal(mkdir(f->root, 0755), 0);
+                cgfs_close(&f->c);
+                mkdir_p(f, cases[i].where);
+                snprintf(path, sizeof path, "%s/%s", f->root, cases[i].where);
+                assert_int_equal(chown(path, 1001, 1001), 0);
+                open_tl(f, cases[i].tl, "", NULL);
+                r = cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e);
+                if (r != -EPERM || !strstr(f->e.msg, "owned by uid 1001, not root"))
+                        fail_msg("%s: r=%d msg '%s'", cases[i].where, r, f->e.msg);
+                assert_int_equal(s.uid, 4242);
+                /* nothing created or written in it (a scratch tree gets its files from us) */
+                assert_int_equal(count_entries(path), 0);
         }
 }
 
@@ -1725,10 +1457,12 @@ static void test_gc(void **state) {
                                 "user-1003.slice",                     /* no scopes: removed */
                                 "user-1004.slice/notascope",           /* not a scope: kept, and the slice */
                                 "user-1005.slice/.scope",              /* not a scope name */
+                                "user-1005.slice/.x.scope",            /* hidden: list does not show it */
                                 "user-abc.slice",                      /* not a uid */
                                 "user-.slice",
                                 "user-1006.slice.bak",
                                 "user-99999999999.slice",              /* not a 32-bit uid */
+                                "user-4294967295.slice",               /* (uid_t) -1: no user's, nor listed */
                                 "user-1007.slicex",
                                 "other",
                                 "system.slice",
@@ -1768,10 +1502,12 @@ static void test_gc(void **state) {
                                      "user-1004.slice/notascope/cgroup.procs = ",
                                      "user-1005.slice/",
                                      "user-1005.slice/.scope/", "user-1005.slice/.scope/cgroup.procs = ",
+                                     "user-1005.slice/.x.scope/", "user-1005.slice/.x.scope/cgroup.procs = ",
                                      "user-abc.slice/", "user-abc.slice/cgroup.procs = ",
                                      "user-.slice/", "user-.slice/cgroup.procs = ",
                                      "user-1006.slice.bak/", "user-1006.slice.bak/cgroup.procs = ",
                                      "user-99999999999.slice/", "user-99999999999.slice/cgroup.procs = ",
+                                     "user-4294967295.slice/", "user-4294967295.slice/cgroup.procs = ",
                                      "user-1007.slicex/", "user-1007.slicex/cgroup.procs = ",
                                      "other/", "other/cgroup.procs = ",
                                      "system.slice/", "system.slice/cgroup.procs = ",
@@ -1815,18 +1551,18 @@ static void test_gc_empty_and_errors(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                T(test_slice_name),
-                T(test_scope_name),
                 T(test_open_session),
                 T(test_apply_and_update_slice),
                 T(test_update_slice_unified),
                 T(test_reapply),
+                T(test_reapply_unchanged_writes_nothing),
                 T(test_reapply_idle_unified),
                 T(test_session_ids),
                 T(test_session_pam_suffix),
                 T(test_open_args),
                 T(test_hostile),
                 T(test_hostile_mirror_cleanup),
+                T(test_delegated_refused),
                 T(test_check_fs),
                 T(test_open_faults),
                 T(test_open_retry_limit),

@@ -381,6 +381,41 @@ static void test_detect_this_host(void **state) {
 
 /* ---- named layouts and kind names ---- */
 
+/* favordynmods on the mounts the layout uses, and only those */
+static void test_favordynmods(void **state) {
+        static const struct {
+                const char *mountinfo;
+                int want;
+        } cases[] = {
+                { TMPFS CPU CPUACCT UNIFIED, 0 },
+                { TMPFS "32 31 0:29 / @ROOT@/cpu rw - cgroup cgroup rw,cpu,favordynmods\n" CPUACCT UNIFIED, 0 },
+                { TMPFS "32 31 0:29 / @ROOT@/cpu rw - cgroup cgroup rw,cpu,favordynmods\n" CPUACCT
+                  "41 31 0:38 / @ROOT@/unified rw - cgroup2 cgroup2 rw,favordynmods\n", 1 },
+                { "26 24 0:23 / @ROOT@ rw - cgroup2 cgroup2 rw,nsdelegate,favordynmods\n", 1 },
+                { ROOT2, 0 },
+                /* another mount's option counts for nothing */
+                { "26 24 0:23 / @ROOT@ rw - cgroup2 cgroup2 rw\n"
+                  "27 24 0:24 / @ROOT@/other rw - cgroup cgroup rw,favordynmods\n", 0 },
+        };
+        Fx *f = *state;
+        char root[600];
+
+        snprintf(root, sizeof root, "%s/cg", f->dir);
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                CgroupLayout l = {};
+                bool v2root = strstr(cases[i].mountinfo, "cgroup2 cgroup2 rw,nsdelegate") ||
+                              strncmp(cases[i].mountinfo, "26 24", 5) == 0;
+
+                write_mountinfo(f->mountinfo, cases[i].mountinfo, root);
+                assert_int_equal(cgroup_layout_named(root, v2root ? CGROUP_LAYOUT_UNIFIED : CGROUP_LAYOUT_HYBRID, &l,
+                                                     NULL), 0);
+                if (cgroup_layout_favordynmods(root, &l, f->mountinfo) != cases[i].want)
+                        fail_msg("case %zu: wanted %d", i, cases[i].want);
+                cgroup_layout_done(&l);
+        }
+        assert_true(cgroup_layout_favordynmods(root, &(CgroupLayout) {}, "/nonexistent") < 0);
+}
+
 static void test_named(void **state) {
         Fx *f = *state;
         char p[600];
@@ -466,6 +501,7 @@ int main(void) {
                 T(test_scan_line_escaped),
                 T(test_detect),
                 T(test_detect_no_mountinfo),
+                T(test_favordynmods),
                 T(test_detect_escaped_message),
                 T(test_detect_this_host),
                 T(test_named),

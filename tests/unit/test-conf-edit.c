@@ -127,8 +127,8 @@ static void test_result_loads_cleanly(void **state) {
         assert_int_equal(rs.n, 2);
         assert_int_equal(rs.rules[0].weight, 400);
         assert_int_equal(rs.rules[1].period_usec, 20000);
-        ruleset_free(&rs);
-        diag_list_free(&d);
+        ruleset_done(&rs);
+        diag_list_done(&d);
 }
 
 static void test_invalid_changes_nothing(void **state) {
@@ -280,8 +280,47 @@ static void test_concurrent_sets(void **state) {
                 assert_true(uid >= 5000 && uid < 5000 + N);
                 assert_int_equal(rs.rules[i].weight, 10 * (uid - 5000) + 5);
         }
-        ruleset_free(&rs);
-        diag_list_free(&d);
+        ruleset_done(&rs);
+        diag_list_done(&d);
+}
+
+/* What the module would refuse to read is not edited: conf_check_stat, the loader's own rule */
+static void test_refuses_what_the_module_refuses(void **state) {
+        const char *dir = *state;
+        char path[4096], link[4096];
+        ConfEdit ed;
+        CsError e = {};
+
+        assert_int_equal(chmod(dir, 0775), 0);
+        assert_int_equal(conf_edit_open(dir, NULL, &ed, &e), -EPERM);
+        assert_non_null(strstr(e.msg, "directory is writable by its group"));
+        assert_int_equal(count_entries(dir), 0); /* not even the lock file */
+        assert_int_equal(chmod(dir, 0755), 0);
+
+        assert_int_equal(write_file(dir, CONF_EDIT_FILE, "alice CPUWeight=5\n", 0666), 0);
+        e = (CsError) {};
+        assert_int_equal(conf_edit_open(dir, NULL, &ed, &e), -EPERM);
+        assert_non_null(strstr(e.msg, "file is writable by others (mode 0666)"));
+        assert_non_null(strstr(e.msg, "not edited"));
+        expect_file(dir, "alice CPUWeight=5\n");
+
+        snprintf(path, sizeof path, "%s/%s", dir, CONF_EDIT_FILE);
+        assert_int_equal(chmod(path, 0644), 0);
+        if (geteuid() == 0) {
+                assert_int_equal(chown(path, 1, 0), 0);
+                e = (CsError) {};
+                assert_int_equal(conf_edit_open(dir, NULL, &ed, &e), -EPERM);
+                assert_non_null(strstr(e.msg, "file is owned by uid 1, not root"));
+                assert_int_equal(chown(path, 0, 0), 0);
+        }
+        set(dir, "alice", "CPUWeight=6", NULL);
+        expect_file(dir, HEADER "alice CPUWeight=6\n");
+
+        /* a symlinked directory is not followed */
+        snprintf(link, sizeof link, "%s/link", dir);
+        assert_int_equal(symlink(".", link), 0);
+        e = (CsError) {};
+        assert_int_equal(conf_edit_open(link, NULL, &ed, &e), -ENOTDIR); /* O_DIRECTORY|O_NOFOLLOW on a link */
 }
 
 int main(void) {
@@ -289,7 +328,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 T(test_create_and_merge),     T(test_result_loads_cleanly), T(test_invalid_changes_nothing),
                 T(test_unset),                T(test_hand_edits_kept),      T(test_failed_write_keeps_old),
-                T(test_concurrent_sets),
+                T(test_concurrent_sets),      T(test_refuses_what_the_module_refuses),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

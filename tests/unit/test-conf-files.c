@@ -45,8 +45,8 @@ static int teardown(void **state) {
 
         rm_rf(f->dir);
         free(f->dir);
-        ruleset_free(&f->rs);
-        diag_list_free(&f->d);
+        ruleset_done(&f->rs);
+        diag_list_done(&f->d);
         free(f);
         return 0;
 }
@@ -142,13 +142,13 @@ static void test_not_root_owned(void **state) {
         assert_non_null(strstr(msg(f, 0), "file is owned by uid 65534, not root; refused"));
         assert_non_null(strstr(msg(f, 1), "run.d: directory is owned by uid 65534, not root; refused"));
         /* the same as warnings for a checkout */
-        diag_list_free(&f->d);
+        diag_list_done(&f->d);
         assert_int_equal(conf_load(&f->rs, &f->paths, CONF_PERMS_WARN, &f->d), 0);
         assert_int_equal(f->rs.n, 2);
         assert_int_equal(diag_count(&f->d, DIAG_WARNING), 2);
         snprintf(p, sizeof p, "%s/cpuslice.d", f->dir);
         assert_int_equal(chmod(p, 0777), 0);
-        diag_list_free(&f->d);
+        diag_list_done(&f->d);
         assert_int_equal(conf_load(&f->rs, &f->paths, CONF_PERMS_ENFORCE, &f->d), -EPERM);
         assert_non_null(strstr(msg(f, 1), "cpuslice.d: directory is writable by others (mode 0777); refused"));
 }

@@ -144,8 +144,8 @@ static void test_buffer(void **state) {
         assert_string_equal(diag_format(&d.items[1], fmt, sizeof fmt), "test.conf:5: NUL byte in line; line skipped");
         assert_int_equal(d.items[1].level, DIAG_ERROR);
         assert_false(rs.has_groups);
-        ruleset_free(&rs);
-        diag_list_free(&d);
+        ruleset_done(&rs);
+        diag_list_done(&d);
 }
 
 static void test_buffer_long_line_skipped(void **state) {
@@ -162,8 +162,8 @@ static void test_buffer_long_line_skipped(void **state) {
         assert_int_equal(d.n, 1);
         assert_int_equal(d.items[0].line, 1);
         assert_non_null(strstr(d.items[0].msg, "longer than 4096 bytes"));
-        ruleset_free(&rs);
-        diag_list_free(&d);
+        ruleset_done(&rs);
+        diag_list_done(&d);
         free(buf);
 }
 

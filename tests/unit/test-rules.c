@@ -38,8 +38,8 @@ static Resolved resolve(Fixture *f, const char *name, uid_t uid, const char *con
 
 static int teardown(void **state) {
         Fixture *f = *state;
-        ruleset_free(&f->rs);
-        diag_list_free(&f->d);
+        ruleset_done(&f->rs);
+        diag_list_done(&f->d);
         free(f);
         return 0;
 }

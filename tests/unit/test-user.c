@@ -25,6 +25,12 @@ static void test_lookup(void **state) {
         assert_int_equal(user_in_group(&u, "students"), 0);
         assert_int_equal(user_in_group(&u, "nosuchgroup"), 0);
         user_done(&u);
+        /* the group named "12345" has gid 3000: a rule's digits are a gid, never that name, and
+         * the name NSS gives gid 3000 is never compared with a rule */
+        assert_int_equal(user_lookup("12345", &u), 0);
+        assert_int_equal(user_in_group(&u, "3000"), 1);
+        assert_int_equal(user_in_group(&u, "12345"), 0);
+        user_done(&u);
         assert_int_equal(user_lookup_uid(1002, &u), 0);
         assert_string_equal(u.name, "bob");
         assert_int_equal(user_in_group(&u, "students"), 1);
@@ -57,8 +63,8 @@ static void test_group_rule_through_nss(void **state) {
         assert_int_equal(rules_resolve(&rs, &u, &r), 0);
         assert_int_equal(r.limits.weight, 100);
         user_done(&u);
-        ruleset_free(&rs);
-        diag_list_free(&d);
+        ruleset_done(&rs);
+        diag_list_done(&d);
 }
 
 int main(void) {

@@ -53,3 +53,15 @@ static inline int write_file(const char *dir, const char *name, const char *text
                         skip();                                                                \
                 }                                                                              \
         } while (0)
+
+/* Up to 4 KiB of what fd has left to read, NUL-terminated (a control file, /proc/PID/cgroup). */
+static inline char *read_fd_text(int fd) {
+        char *buf = calloc(1, 4096);
+        ssize_t n;
+
+        if (!buf)
+                abort();
+        n = read(fd, buf, 4095);
+        buf[n > 0 ? n : 0] = '\0';
+        return buf;
+}

@@ -29,9 +29,10 @@ start() { # start TAG CMD...: a login in the background
         "$@" < /dev/null > "$D/$tag.out" 2>&1 &
         JOB[$tag]=$!
 }
-start_login() { # start_login TAG USER HOGS [COMMAND]: login(1) on a pty through script(1); COMMAND
-                # is typed into the login shell (default: hold the session with session.sh)
-        local tag=$1 user=$2 hogs=$3 cmd=${4:-"exec sh $D/session.sh $1 $3"}
+start_login() { # start_login TAG USER HOGS [COMMAND [ANSWER]]: login(1) on a pty through script(1);
+                # COMMAND is typed into the login shell (default: hold the session with session.sh),
+                # ANSWER a few seconds later (a password: PAM flushes what was typed ahead)
+        local tag=$1 user=$2 hogs=$3 cmd=${4:-"exec sh $D/session.sh $1 $3"} answer=${5:-}
         fifos "$tag"
         mkfifo -m 600 "$D/feed-$tag"
         # login flushes the tty before it starts the shell: type only once the shell runs, and
@@ -39,6 +40,7 @@ start_login() { # start_login TAG USER HOGS [COMMAND]: login(1) on a pty through
         ( for _ in $(seq 300); do pgrep -u "$user" -x bash > /dev/null && break; sleep 0.2; done
           sleep 1
           echo "$cmd"
+          [ -n "$answer" ] && { sleep 4; echo "$answer"; }
           read -r _ < "$D/feed-$tag" ) | timeout 300 script -qec "login -f $user" /dev/null > "$D/$tag.out" 2>&1 &
         JOB[$tag]=$!
 }

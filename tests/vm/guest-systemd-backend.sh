@@ -206,6 +206,50 @@ if [ $V = 2 ]; then
         sed -i 's/ target_user=no//' /etc/pam.d/common-session
 fi
 
+# issue 13: inside su and sudo the environment is the caller's. With the old getenv() of the bus
+# address, sd-bus ran the caller's unixexec: program as root; none of these may steer anything.
+hostile_env() { # hostile_env TAG: the environment an attacker gives su or sudo
+        printf '%s ' "DBUS_SYSTEM_BUS_ADDRESS='unixexec:path=/bin/sh,argv0=sh,argv1=-c,argv2=id%3e$D/pwn-$1'" \
+                "DBUS_SESSION_BUS_ADDRESS='unixexec:path=/bin/sh,argv0=sh,argv1=-c,argv2=id%3e$D/pwn-$1'" \
+                "SYSTEMD_LOG_LEVEL=debug SYSTEMD_LOG_TARGET=console SYSTEMD_BUS_TIMEOUT=1 NOTIFY_SOCKET=$D/notify-$1" \
+                "LD_LIBRARY_PATH=$D/nonexistent LD_PRELOAD= XDG_RUNTIME_DIR=$D XDG_SESSION_ID=../../etc" \
+                "XDG_CONFIG_HOME=$D"
+}
+hostile_case() { # hostile_case TAG UID WEIGHT: after the login ended, nothing ran and the values came
+        local tag=$1 uid=$2 weight=$3 cg got
+        cg=$(cgroup_of "$tag")
+        check "$tag: the caller's unixexec: address ran nothing$([ -e "$D/pwn-$tag" ] && echo ": $(cat "$D/pwn-$tag")")" \
+                [ ! -e "$D/pwn-$tag" ]
+        check "$tag: NOTIFY_SOCKET was not used" [ ! -e "$D/notify-$tag" ]
+        check "$tag: in user-$uid.slice (it is in $cg)" grep -q "^/user\.slice/user-$uid\.slice/" <<< "$cg"
+        got=$(props "$uid")
+        check "$tag: the real bus got CPUWeight=$weight ($got)" grep -q "CPUWeight=$weight " <<< "$got"
+        fig "$ENV $tag: hostile environment; $cg; $got; nothing executed"
+}
+if [ $V = 2 ]; then
+        section "a hostile caller environment through the real setuid su and sudo"
+        # new values, so that the ones seen afterwards can only have come through this su/sudo
+        conf '* CPUWeight=100' 'alice CPUWeight=250' 'bob CPUWeight=150'
+        start_login hostile-su alice 0 "$(hostile_env hostile-su) exec su - alice -c 'sh $D/session.sh hostile-su 0'" test
+        wait_info hostile-su
+        go hostile-su
+        stop hostile-su
+        hostile_case hostile-su 1001 250
+        start_login hostile-sudo alice 0 "$(hostile_env hostile-sudo) exec sudo -u bob sh $D/session.sh hostile-sudo 0"
+        wait_info hostile-sudo
+        go hostile-sudo
+        stop hostile-sudo
+        hostile_case hostile-sudo 1002 150
+        # su's and sudo's own instances reached the real bus (their debug lines), not only the login before
+        check "su's pam_cpuslice gave alice's settings to systemd over the real bus" bash -c \
+                'journalctl --no-pager -q --since "-3min" | grep -q "pam_cpuslice(su-l:session): alice: settings given to systemd for user-1001.slice"'
+        check "sudo's pam_cpuslice gave bob's settings to systemd and moved the session" bash -c \
+                'journalctl --no-pager -q --since "-3min" | grep -q "pam_cpuslice(sudo:session): bob: settings given to systemd for user-1002.slice; moved into cpuslice-1002-"'
+        bad_log=$(journalctl --no-pager -q --since "-3min" | grep -E 'pam_cpuslice\((su|sudo)' |
+                grep -E 'login proceeds|session denied' || true)
+        check "no failure logged for the hostile su/sudo logins${bad_log:+: $bad_log}" [ -z "$bad_log" ]
+fi
+
 # the bus does not depend on the cgroup layout: once, on v2
 [ $V = 2 ] || { echo; echo "$fails check(s) failed"; [ "$fails" = 0 ]; exit; }
 section "systemd unreachable: stopped, then hung (timeout=2s)"

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* fresh-login: one login the way real ones arrive — a fresh process that loads PAM and the
+ * module, opens the session, holds it, and closes it — timed, for bench/run's "fresh logins".
+ * The caller spaces the runs (seconds apart), so that each one meets the kernel cold.
+ *
+ *   fresh-login pam CONFDIR SERVICE USER HOLD_MS
+ *       pam_start (module load) / pam_open_session / pam_close_session + pam_end
+ *   fresh-login floor CPU_PARENT ACCT_PARENT|- HOLD_MS
+ *       the kernel work of one session, nothing else: mkdir slice and scope, the three v1
+ *       settings, move in (cpu and mirror); hold; move back, rmdir
+ *   fresh-login phases MODULE CONF USER PARENT HOLD_MS
+ *       pam_cpuslice's own steps through its library, each timed: dlopen of the module, config +
+ *       NSS, layout detection, slice mkdir + settings, scope + moves; hold; close
+ *
+ * Prints one line of "name=µs" fields. */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <security/pam_appl.h>
+
+#include "backend-cgroupfs.h"
+#include "conf.h"
+#include "login-policy.h"
+#include "rules.h"
+#include "time-util.h"
+#include "user.h"
+
+static int null_conv(int n, const struct pam_message **msg, struct pam_response **resp, void *data) {
+        return PAM_CONV_ERR;
+}
+
+static int run_pam(char **argv) {
+        struct pam_conv conv = { null_conv, NULL };
+        pam_handle_t *h = NULL;
+        uint64_t t0 = now_usec(), t1, t2, t3, t4;
+
+        if (pam_start_confdir(argv[1], argv[2], &conv, argv[0], &h) != PAM_SUCCESS)
+                return 2;
+        t1 = now_usec();
+        if (pam_open_session(h, 0) != PAM_SUCCESS)
+                return 3;
+        t2 = now_usec();
+        sleep_usec((uint64_t) atol(argv[3]) * 1000);
+        t3 = now_usec();
+        if (pam_close_session(h, 0) != PAM_SUCCESS)
+                return 4;
+        pam_end(h, PAM_SUCCESS);
+        t4 = now_usec();
+        printf("load=%" PRIu64 " open=%" PRIu64 " close=%" PRIu64 "\n", t1 - t0, t2 - t1, t4 - t3);
+        return 0;
+}
+
+static void write_at(int dfd, const char *file, const char *val) {
+        int fd = openat(dfd, file, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+
+        if (fd < 0 || write(fd, val, strlen(val)) < 0)
+                perror(file);
+        if (fd >= 0)
+                close(fd);
+}
+
+static int run_floor(char **argv) {
+        const char *slice = "user-59998.slice", *scope = "user-59998.slice/session-fresh.scope";
+        int dfd[2] = { -1, -1 }, n = strcmp(argv[1], "-") == 0 ? 1 : 2;
+        uint64_t t0, t1, t2, t3, t4;
+        char pid[32];
+
+        snprintf(pid, sizeof pid, "%d\n", (int) getpid());
+        t0 = now_usec();
+        for (int i = 0; i < n; i++) {
+                dfd[i] = open(argv[i], O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+                if (dfd[i] < 0 || mkdirat(dfd[i], slice, 0755) < 0 || mkdirat(dfd[i], scope, 0755) < 0) {
+                        perror(argv[i]);
+                        return 1;
+                }
+        }
+        write_at(dfd[0], "user-59998.slice/cpu.shares", "2048\n");
+        write_at(dfd[0], "user-59998.slice/cpu.cfs_period_us", "100000\n");
+        write_at(dfd[0], "user-59998.slice/cpu.cfs_quota_us", "150000\n");
+        t1 = now_usec();
+        for (int i = 0; i < n; i++)
+                write_at(dfd[i], "user-59998.slice/session-fresh.scope/cgroup.procs", pid);
+        t2 = now_usec();
+        sleep_usec((uint64_t) atol(argv[2]) * 1000);
+        t3 = now_usec();
+        for (int i = 0; i < n; i++) {
+                write_at(dfd[i], "cgroup.procs", pid);
+                unlinkat(dfd[i], scope, AT_REMOVEDIR);
+                unlinkat(dfd[i], slice, AT_REMOVEDIR);
+                close(dfd[i]);
+        }
+        t4 = now_usec();
+        printf("setup=%" PRIu64 " moves=%" PRIu64 " open=%" PRIu64 " close=%" PRIu64 "\n", t1 - t0, t2 - t1, t2 - t0,
+               t4 - t3);
+        return 0;
+}
+
+static int run_phases(char **argv) {
+        ConfPaths paths = { .main_file = argv[1], .drop_in_dir = "", .run_dir = "" };
+        _cleanup_(cgfs_close) Cgfs c = { .root_fd = -EBADF };
+        RuleSet rs = {};
+        DiagList diags = {};
+        UserIdent u = {};
+        Resolved res;
+        CpuKernelValues k;
+        CgfsSession s = {};
+        CsError e = {};
+        uint64_t t[8];
+        void *h;
+
+        t[0] = now_usec();
+        h = dlopen(argv[0], RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+                return 2;
+        t[1] = now_usec();
+        if (login_config_load(&rs, &paths, &diags) < 0 || user_lookup(argv[2], &u) < 0 ||
+            rules_resolve(&rs, &u, &res) < 0)
+                return 3;
+        cpu_limits_to_kernel(&res.limits, &k);
+        t[2] = now_usec();
+        if (cgfs_open("/sys/fs/cgroup", argv[3], NULL, NULL, &c, &e) < 0)
+                return 4;
+        t[3] = now_usec();
+        if (cgfs_apply_slice(&c, u.uid, &k, &e) < 0)
+                return 5;
+        t[4] = now_usec();
+        /* its own apply finds the values written and writes nothing: what remains is the scope
+         * and the moves */
+        if (cgfs_open_session(&c, u.uid, "fresh", getpid(), &k, &s, &e) < 0)
+                return 6;
+        t[5] = now_usec();
+        sleep_usec((uint64_t) atol(argv[4]) * 1000);
+        t[6] = now_usec();
+        if (cgfs_close_session(&c, &s, getpid(), &e) < 0)
+                return 7;
+        t[7] = now_usec();
+        printf("module_load=%" PRIu64 " config_nss=%" PRIu64 " layout=%" PRIu64 " mkdir_settings=%" PRIu64
+               " scope_moves=%" PRIu64 " open=%" PRIu64 " close=%" PRIu64 "\n",
+               t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3], t[5] - t[4], t[5] - t[0], t[7] - t[6]);
+        cgfs_session_done(&s);
+        ruleset_done(&rs);
+        diag_list_done(&diags);
+        user_done(&u);
+        dlclose(h);
+        return 0;
+}
+
+int main(int argc, char **argv) {
+        if (argc == 6 && strcmp(argv[1], "pam") == 0)
+                return run_pam(argv + 2);
+        if (argc == 5 && strcmp(argv[1], "floor") == 0)
+                return run_floor(argv + 2);
+        if (argc == 7 && strcmp(argv[1], "phases") == 0)
+                return run_phases(argv + 2);
+        fprintf(stderr, "usage: see the head of bench/fresh-login.c\n");
+        return 64;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+
+#include "macro.h"
+#include "slice-target.h"
+
+#define CGROUP_ROOT_DEFAULT "/sys/fs/cgroup"
+
+int slice_backend_from_string(const char *s) {
+        static const char *const names[] = {
+                [SLICE_BACKEND_AUTO] = "auto",
+                [SLICE_BACKEND_CGROUPFS] = "cgroupfs",
+                [SLICE_BACKEND_SYSTEMD] = "systemd",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if (strcmp(s, names[i]) == 0)
+                        return (int) i;
+        return -EINVAL;
+}
+
+bool systemd_booted(void) {
+        struct stat st;
+        return lstat("/run/systemd/system/", &st) >= 0 && S_ISDIR(st.st_mode);
+}
+
+bool slice_target_uses_systemd(const SliceTarget *t) {
+        return t->backend == SLICE_BACKEND_SYSTEMD || (t->backend == SLICE_BACKEND_AUTO && systemd_booted());
+}
+
+/* A hierarchy that statfs() cannot look at counts as cgroupfs: checked, never waved through. */
+static bool on_cgroupfs(const char *root, const char *sub) {
+        char p[PATH_MAX];
+        struct statfs s;
+
+        if (snprintf(p, sizeof p, "%s/%s", root, sub) >= (int) sizeof p || statfs(p, &s) < 0)
+                return true;
+        return s.f_type == CGROUP_SUPER_MAGIC || s.f_type == CGROUP2_SUPER_MAGIC;
+}
+
+int slice_target_open_cgfs(const SliceTarget *t, const CgroupLayout *known, Cgfs *ret, CsError *e) {
+        const char *root = t->cgroup_root ? t->cgroup_root : CGROUP_ROOT_DEFAULT;
+        CgroupLayout layout = {};
+        int r;
+
+        if (!known && t->layout >= 0) {
+                r = cgroup_layout_named(root, (CgroupLayoutKind) t->layout, &layout, e);
+                if (r < 0)
+                        return r;
+                layout.check_fs = !t->allow_scratch || on_cgroupfs(root, layout.cpu.path);
+                known = &layout;
+        }
+        r = cgfs_open(root, strempty(t->parent), known, NULL, ret, e);
+        cgroup_layout_done(&layout);
+        return r;
+}
+
+BusSliceSettings slice_target_bus_settings(const Resolved *res) {
+        return (BusSliceSettings) {
+                .weight_set = res->source[SETTING_WEIGHT] != NULL,
+                .quota_set = res->source[SETTING_QUOTA] != NULL,
+                .period_set = res->source[SETTING_PERIOD] != NULL,
+                .limits = res->limits,
+        };
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Where users' slices are kept and who writes them: the one policy the PAM module (from its
+ * arguments) and slicectl (from its options) share. On a host booted with systemd, PID 1 is the
+ * single writer of user.slice (see backend-systemd.h); elsewhere the cgroupfs backend writes the
+ * tree itself. This file needs no libsystemd: the module loads the systemd backend only when
+ * slice_target_uses_systemd() says so. */
+
+#include <stdbool.h>
+
+#include "backend-cgroupfs.h"
+#include "backend-systemd.h"
+#include "rules.h"
+
+typedef enum SliceBackendKind {
+        SLICE_BACKEND_AUTO,     /* systemd on a host booted with it, else cgroupfs */
+        SLICE_BACKEND_CGROUPFS,
+        SLICE_BACKEND_SYSTEMD,
+} SliceBackendKind;
+
+typedef struct SliceTarget {
+        SliceBackendKind backend;
+        const char *cgroup_root;        /* NULL: /sys/fs/cgroup */
+        const char *parent;             /* NULL or "": user.slice at each hierarchy's root */
+        int layout;                     /* CgroupLayoutKind, or -1: detect from mountinfo */
+        bool allow_scratch;             /* a named layout over a tree that is not cgroupfs is a scratch
+                                         * tree, used unchecked (tests); a real hierarchy is always checked */
+} SliceTarget;
+
+/* "auto", "cgroupfs", "systemd"; -EINVAL */
+int slice_backend_from_string(const char *s);
+/* sd_booted() without libsystemd: the same test it makes */
+bool systemd_booted(void);
+bool slice_target_uses_systemd(const SliceTarget *t);
+/* The cgroupfs handle for the target: its layout named, known (close_session: the one open
+ * saw), or detected. */
+int slice_target_open_cgfs(const SliceTarget *t, const CgroupLayout *known, Cgfs *ret, CsError *e);
+/* What systemd is told for a user: the settings the config gives; the others go back to
+ * systemd's defaults rather than stay behind. */
+BusSliceSettings slice_target_bus_settings(const Resolved *res);

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Monotonic time in µs: deadlines, rates and waits, never wall-clock time. */
+
+#include <errno.h>
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t now_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * UINT64_C(1000000) + (uint64_t) ts.tv_nsec / 1000;
+}
+
+static inline uint64_t usec_deadline(uint64_t timeout_usec) {
+        return now_usec() + timeout_usec;
+}
+
+/* The whole time, signals or not. */
+static inline void sleep_usec(uint64_t usec) {
+        struct timespec ts = { (time_t) (usec / UINT64_C(1000000)), (long) (usec % UINT64_C(1000000)) * 1000 };
+
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The verbs, dispatched by slicectl.c: argc/argv start at the verb's name; 0 or a positive exit
+ * status on success, -errno (already reported on stderr) on failure. */
+
+int verb_list(int argc, char **argv);
+int verb_top(int argc, char **argv);
+int verb_status(int argc, char **argv);
+int verb_explain(int argc, char **argv);
+int verb_check(int argc, char **argv);
+int verb_set(int argc, char **argv);
+int verb_unset(int argc, char **argv);
+int verb_apply(int argc, char **argv);
+int verb_gc(int argc, char **argv);
+int verb_metrics(int argc, char **argv);

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The systemd backend against tests/helpers/fake-bus.py (a D-Bus peer playing the bus and systemd,
+# reached only through the module argument bus_socket=): what is sent, a caller's hostile
+# environment (nothing of it is read: getenv-trace.so records every getenv the module, its plugin
+# and libsystemd make), one deadline for the whole login whatever the bus does (never answers,
+# floods signals, drops the job), EINTR from signals, and two instances in one stack.
+. "$(dirname "$0")/lib.sh"
+
+: "${FAKE_BUS:?}" "${GETENV_TRACE:?}"
+command -v python3 > /dev/null || skip "python3 is needed for the fake bus"
+BUS=$T/bus
+REC=$T/record
+BUS_PID=
+
+bus_start() { # MODE
+        bus_stop
+        rm -f "$BUS"
+        : > "$REC"
+        python3 "$FAKE_BUS" "$BUS" "$REC" "$1" < /dev/null > "$T/bus.out" 2>&1 &
+        BUS_PID=$!
+        for _ in $(seq 100); do [ -S "$BUS" ] && return; sleep 0.05; done
+        fail "fake bus ($1) did not start: $(cat "$T/bus.out")"
+}
+bus_stop() { [ -n "$BUS_PID" ] && { kill "$BUS_PID" 2> /dev/null; wait "$BUS_PID" 2> /dev/null; BUS_PID=; } || true; }
+trap 'rc=$?; bus_stop; (exit $rc); cleanup' EXIT
+
+# service NAME ARGS...: the systemd backend on the fake bus
+bus_service() {
+        local name=$1; shift
+        cat > "$T/pam.d/$name" << EOT
+session required $PAM_CPUSLICE_MODULE conf=$T/cpuslice.conf confdir=$T/none rundir=$T/none backend=systemd bus_socket=$BUS $*
+session required pam_permit.so
+EOT
+}
+calls() { grep -c "\"member\": \"$1\"" "$REC" || true; }
+ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+
+write_conf '* CPUWeight=100' 'alice CPUWeight=300 CPUQuota=50%'
+
+echo "== values, the move, and a caller's hostile environment"
+bus_service cs debug strict
+bus_start ok
+rm -f "$T/pwned" "$T/trace"
+# what a su caller could set: a bus that runs a program, sd-bus's own knobs, systemd's log and notify
+hostile=(DBUS_SYSTEM_BUS_ADDRESS="unixexec:path=/bin/touch,argv1=$T/pwned"
+         DBUS_SESSION_BUS_ADDRESS="unixexec:path=/bin/touch,argv1=$T/pwned"
+         SYSTEMD_BUS_TIMEOUT=1us SYSTEMD_LOG_LEVEL=debug SYSTEMD_LOG_TARGET=console
+         NOTIFY_SOCKET="$T/notify" XDG_RUNTIME_DIR="$T" SYSTEMD_MEMPOOL=0)
+with_syslog env "${hostile[@]}" GETENV_TRACE_FILE="$T/trace" LD_PRELOAD="$GETENV_TRACE:$NSS_WRAPPER_LIB" \
+        "$PAM_RUN" --confdir "$T/pam.d" --service cs --user alice -- true || fail "login on the fake bus failed"
+[ ! -e "$T/pwned" ] || fail "a program named by the caller's environment ran"
+[ ! -e "$T/notify" ] || fail "NOTIFY_SOCKET was used"
+grep -q '"SetUnitProperties", "args": \["user-1001.slice", 1, \[\["CPUWeight", 300\], \["CPUQuotaPerSecUSec", 500000\]' "$REC" ||
+        fail "SetUnitProperties not as configured: $(cat "$REC")"
+grep -q '"StartTransientUnit", "args": \["cpuslice-1001-[0-9]*.scope", "fail", \[\["Slice", "user-1001.slice"\], \["PIDs", \[[0-9]*\]\]' "$REC" ||
+        fail "no StartTransientUnit into user-1001.slice: $(cat "$REC")"
+log_has "alice: settings given to systemd for user-1001.slice; moved into cpuslice-1001-"
+# libsystemd may use secure_getenv (empty in setuid programs, where the environment is the
+# caller's); a plain getenv is allowed only for these names, none of which picks a bus, a path,
+# a program or a log target:
+allowed_getenv='^$'
+touch "$T/trace"
+if grep -E 'pam_cpuslice' "$T/trace"; then fail "the module or its plugin read the environment"; fi
+bad=$(grep -E '^getenv [^ ]+ .*libsystemd' "$T/trace" | awk '{ print $2 }' | grep -vE "$allowed_getenv" || true)
+[ -z "$bad" ] || fail "libsystemd read with getenv: $bad"
+echo "alice: CPUWeight=300, CPUQuota=50% sent, moved into her slice; hostile environment unused" \
+     "(libsystemd asked: $(awk '/libsystemd/ { print $1 "(" $2 ")" }' "$T/trace" | sort -u | tr '\n' ' '))"
+
+echo "== target_user=no: settings only"
+bus_service off target_user=no
+: > "$REC"
+login alice --service off -- true || fail "target_user=no login failed"
+[ "$(calls SetUnitProperties)" = 1 ] && [ "$(calls StartTransientUnit)" = 0 ] || fail "target_user=no: $(cat "$REC")"
+
+echo "== two instances in one stack (runuser-l includes runuser): one placement"
+cat > "$T/pam.d/twice" << EOT
+session required $PAM_CPUSLICE_MODULE conf=$T/cpuslice.conf confdir=$T/none rundir=$T/none backend=systemd bus_socket=$BUS
+session include $T/pam.d/cs
+EOT
+: > "$REC"
+SERVICE=twice login alice -- true || fail "two-instance login failed"
+[ "$(calls SetUnitProperties)" = 1 ] && [ "$(calls StartTransientUnit)" = 1 ] || fail "two instances acted twice: $(cat "$REC")"
+
+echo "== one deadline: timeout=500ms bounds the whole login whatever the bus does"
+bus_service fo timeout=500ms
+bus_service st timeout=500ms strict
+for mode in hang-accept hang-auth flood no-job; do
+        bus_start "$mode"
+        : > "$LOG"
+        t0=$(date +%s%N)
+        with_syslog "$PAM_RUN" --confdir "$T/pam.d" --service fo --user alice -- true || fail "$mode: fail-open login denied"
+        ms=$(ms_since "$t0")
+        [ "$ms" -lt 900 ] || fail "$mode: the login waited $ms ms with timeout=500ms"
+        log_has "alice: "
+        [ "$(grep -c 'login proceeds without a CPU slice' "$LOG")" = 1 ] || fail "$mode: not one log line: $(cat "$LOG")"
+        t0=$(date +%s%N)
+        if login alice --service st -- true 2> /dev/null; then fail "$mode: strict login allowed"; fi
+        ms2=$(ms_since "$t0")
+        [ "$ms2" -lt 900 ] || fail "$mode: the strict login waited $ms2 ms"
+        echo "$mode: fail-open login in $ms ms, strict denied in $ms2 ms: $(grep -o 'alice: .*' "$LOG" | head -n1)"
+done
+
+echo "== EINTR: SIGALRM every 5 ms while each answer takes 200 ms"
+bus_start slow=200
+bus_service eintr timeout=3s strict
+t0=$(date +%s%N)
+: > "$LOG"
+with_syslog "$PAM_RUN" --signal-every 5 --confdir "$T/pam.d" --service eintr --user alice -- true ||
+        fail "interrupted waits failed the login: $(sleep 0.2; cat "$LOG")"
+ms=$(ms_since "$t0")
+[ "$(calls SetUnitProperties)" = 1 ] && [ "$(calls StartTransientUnit)" = 1 ] || fail "EINTR: $(cat "$REC")"
+[ "$ms" -ge 400 ] || fail "EINTR: answered in $ms ms, so the waits were not exercised"
+echo "slow bus under a signal every 5 ms: login completed in $ms ms, settings and move done"
+echo "PASS"

@@ -179,8 +179,10 @@ static int write_textfile(Metrics *m) {
         int r;
 
         dfd = open(arg_textfile, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0)
-                return log_error(-errno, "cannot open the textfile directory %s: %m", arg_textfile);
+        if (dfd < 0) {
+                r = negative_errno();
+                return log_error(r, "cannot open the textfile directory %s: %s", arg_textfile, strerror(-r));
+        }
         r = atomic_file_replace(dfd, TEXTFILE_NAME, 0644, metrics_write, m);
         if (r < 0)
                 return log_error(r, "cannot write %s/%s: %s", arg_textfile, TEXTFILE_NAME, strerror(-r));

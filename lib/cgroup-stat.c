@@ -108,30 +108,52 @@ int cgstat_parse_cfs_quota(const char *text, uint64_t *ret_usec) {
         return 0;
 }
 
-/* "some avg10=1.23 avg60=... total=..." */
-int cgstat_parse_pressure(const char *text, double *ret_some_avg10) {
+/* The value of KEY= (e.g. "avg10=") on cpu.pressure's "some" line, copied into buf; -ENODATA without
+ * a "some" line, -EINVAL if it lacks KEY= or the value does not fit. */
+static int pressure_some_field(const char *text, const char *key, char *buf, size_t n) {
+        size_t k = strlen(key);
+
         for (const char *line = text; line && *line;) {
                 const char *nl = strchr(line, '\n'), *p;
-                char word[32];
+                char word[48];
 
                 p = next_token(line, word, sizeof word);
                 if (p && strcmp(word, "some") == 0) {
-                        char *end;
-                        double v;
-
-                        p = next_token(p, word, sizeof word);
-                        if (!p || strncmp(word, "avg10=", 6) != 0 || !word[6])
-                                return -EINVAL;
-                        errno = 0;
-                        v = strtod(word + 6, &end);
-                        if (errno != 0 || *end || v < 0 || v > 100)
-                                return -EINVAL;
-                        *ret_some_avg10 = v;
-                        return 0;
+                        while ((p = next_token(p, word, sizeof word)))
+                                if (strncmp(word, key, k) == 0) {
+                                        if (!word[k] || strlen(word + k) >= n)
+                                                return -EINVAL;
+                                        strcpy(buf, word + k);
+                                        return 0;
+                                }
+                        return -EINVAL;
                 }
                 line = nl ? nl + 1 : NULL;
         }
         return -ENODATA;
+}
+
+/* "some avg10=1.23 avg60=... total=..." */
+int cgstat_parse_pressure(const char *text, double *ret_some_avg10) {
+        char word[32], *end;
+        double v;
+        int r = pressure_some_field(text, "avg10=", word, sizeof word);
+
+        if (r < 0)
+                return r;
+        errno = 0;
+        v = strtod(word, &end);
+        if (errno != 0 || *end || v < 0 || v > 100)
+                return -EINVAL;
+        *ret_some_avg10 = v;
+        return 0;
+}
+
+int cgstat_parse_pressure_total(const char *text, uint64_t *ret_usec) {
+        char word[32];
+        int r = pressure_some_field(text, "total=", word, sizeof word);
+
+        return r < 0 ? r : safe_atou64(word, ret_usec);
 }
 
 int cgstat_parse_procs(const char *text, pid_t **ret_pids, size_t *ret_n) {

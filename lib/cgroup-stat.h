@@ -31,6 +31,8 @@ int cgstat_parse_cpu_stat(const char *text, CpuStat *ret);
 int cgstat_parse_cpuacct_usage(const char *text, uint64_t *ret_usec);
 /* cpu.pressure: the "some" line's avg10; -ENODATA if there is none. */
 int cgstat_parse_pressure(const char *text, double *ret_some_avg10);
+/* cpu.pressure: the "some" line's total (µs stalled since the cgroup was made); -ENODATA if there is none. */
+int cgstat_parse_pressure_total(const char *text, uint64_t *ret_usec);
 /* One unsigned number and an optional newline (cpu.weight, cpu.shares, cpu.idle, cpu.cfs_period_us). */
 int cgstat_parse_u64(const char *text, uint64_t *ret);
 /* v1 cpu.cfs_quota_us: "-1" is CPU_QUOTA_INFINITY. */

@@ -61,11 +61,14 @@ static uint64_t read_usage(Cgfs *c, int fd, bool v2) {
         return text && cgstat_parse_cpuacct_usage(text, &usec) >= 0 ? usec : CGSTAT_NONE;
 }
 
-static double read_pressure(Cgfs *c, int fd) {
+/* cpu.pressure's "some" line: avg10 (< 0 without PSI) and total (CGSTAT_NONE without PSI) */
+static void read_pressure(Cgfs *c, int fd, SliceInfo *s) {
         _cleanup_free_ char *text = read_optional(c, fd, "cpu.pressure");
-        double v;
 
-        return text && cgstat_parse_pressure(text, &v) >= 0 ? v : -1.0;
+        if (!text || cgstat_parse_pressure(text, &s->pressure) < 0)
+                s->pressure = -1.0;
+        if (!text || cgstat_parse_pressure_total(text, &s->pressure_total_usec) < 0)
+                s->pressure_total_usec = CGSTAT_NONE;
 }
 
 static void read_stats(Cgfs *c, int cpu_fd, int acct_fd, SliceInfo *s) {
@@ -89,11 +92,11 @@ static void read_stats(Cgfs *c, int cpu_fd, int acct_fd, SliceInfo *s) {
                 s->stat.usage_usec = read_usage(c, cpu_fd, false);  /* co-mounted cpu,cpuacct */
 
         if (l->cpu.v2)
-                s->pressure = read_pressure(c, cpu_fd);
+                read_pressure(c, cpu_fd, s);
         else if (l->acct.path && l->acct.v2)
-                s->pressure = read_pressure(c, acct_fd);
+                read_pressure(c, acct_fd, s);
         else
-                s->pressure = -1.0;
+                read_pressure(c, -EBADF, s);
 }
 
 static void read_comm(pid_t pid, char **ret) {

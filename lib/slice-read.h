@@ -37,6 +37,7 @@ typedef struct SliceInfo {
         uint64_t period_usec;   /* CGSTAT_NONE: absent */
         CpuStat stat;           /* throttling from the cpu hierarchy, usage from the accounting one */
         double pressure;        /* cpu.pressure some avg10; < 0: no PSI */
+        uint64_t pressure_total_usec; /* cpu.pressure some total; CGSTAT_NONE: no PSI */
         size_t n_scopes;
         ScopeInfo *scopes;      /* with SLICE_READ_SCOPES */
 } SliceInfo;

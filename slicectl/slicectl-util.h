@@ -28,6 +28,7 @@ extern bool arg_batch;
 extern bool arg_runtime;
 extern ConfPaths arg_conf;
 extern SliceTarget arg_target;          /* --backend, --cgroup-root, --parent, --cgroup-layout */
+extern const char *arg_textfile;        /* metrics --textfile DIR */
 
 /* The effective config paths (defaults filled in). */
 ConfPaths conf_paths(void);
@@ -48,3 +49,6 @@ int ident_for_uid(uid_t uid, UserIdent *ret);
 const char *domain_unknown_kind(const Domain *d);
 /* Writing verbs: root, or a plain error saying so. */
 int require_root(const char *verb, const char *what);
+/* What `check [FILE...]` finds (argv[0] is the verb): the config's diagnostics, and a warning for each
+ * user or group NSS does not know. Returns 0 or -errno (logged). */
+int check_collect(int argc, char **argv, DiagList *d);

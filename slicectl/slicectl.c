@@ -31,6 +31,7 @@ static void help(void) {
                "  unset DOMAIN [SETTING...]    remove what set added, and apply\n"
                "  apply [USER...]          re-apply the config to running slices\n"
                "  gc                       remove empty user slices and session scopes\n"
+               "  metrics                  Prometheus metrics of the user slices (--textfile DIR: DIR/cpuslice.prom)\n"
                "\n"
                "Options:\n"
                "  -J, --json               JSON output (list, top)\n"
@@ -52,6 +53,7 @@ static void help(void) {
                "      --cgroup-layout NAME unified, legacy or hybrid (default: detect)\n"
                "      --backend NAME       auto, cgroupfs or systemd: who writes the slices (default: systemd\n"
                "                           on a host booted with systemd, else cgroupfs)\n"
+               "      --textfile DIR       metrics: replace DIR/cpuslice.prom atomically instead of printing\n"
                "  -h, --help               this help\n"
                "  -V, --version            version\n"
                "\n"
@@ -94,6 +96,7 @@ enum {
         ARG_PARENT,
         ARG_CGROUP_LAYOUT,
         ARG_BACKEND,
+        ARG_TEXTFILE,
 };
 
 static int parse_argv(int argc, char **argv) {
@@ -116,6 +119,7 @@ static int parse_argv(int argc, char **argv) {
                 { "parent", required_argument, NULL, ARG_PARENT },
                 { "cgroup-layout", required_argument, NULL, ARG_CGROUP_LAYOUT },
                 { "backend", required_argument, NULL, ARG_BACKEND },
+                { "textfile", required_argument, NULL, ARG_TEXTFILE },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
                 {},
@@ -191,6 +195,9 @@ static int parse_argv(int argc, char **argv) {
                                 return log_error(-EINVAL, "unknown --backend '%s' (auto, cgroupfs or systemd)", optarg);
                         arg_target.backend = r;
                         break;
+                case ARG_TEXTFILE:
+                        arg_textfile = optarg;
+                        break;
                 case 'h':
                         help();
                         return 0;
@@ -214,6 +221,7 @@ static const struct {
         { "list", verb_list },   { "status", verb_status }, { "top", verb_top },
         { "explain", verb_explain }, { "check", verb_check }, { "set", verb_set },
         { "unset", verb_unset }, { "apply", verb_apply },   { "gc", verb_gc },
+        { "metrics", verb_metrics },
 };
 
 int main(int argc, char **argv) {

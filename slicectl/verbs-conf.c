@@ -165,27 +165,36 @@ static void check_names(const RuleSet *rs, DiagList *d) {
         }
 }
 
-int verb_check(int argc, char **argv) {
+int check_collect(int argc, char **argv, DiagList *d) {
         _cleanup_(ruleset_done) RuleSet rs = {};
-        _cleanup_(diag_list_done) DiagList d = {};
-        size_t errors;
-        int r = 0;
+        int r;
 
         if (argc > 1) {
                 /* files handed to us (a git checkout): ownership and mode only warn */
                 for (int i = 1; i < argc; i++) {
-                        r = conf_load_file(&rs, argv[i], CONF_PERMS_WARN, &d);
+                        r = conf_load_file(&rs, argv[i], CONF_PERMS_WARN, d);
                         if (r == -ENOENT)
-                                diag_add(&d, DIAG_ERROR, argv[i], 0, "no such file");
+                                diag_add(d, DIAG_ERROR, argv[i], 0, "no such file");
                         if (r == -ENOMEM)
                                 return log_error(r, "out of memory");
                 }
         } else {
-                r = conf_load(&rs, &arg_conf, CONF_PERMS_ENFORCE, &d);
+                r = conf_load(&rs, &arg_conf, CONF_PERMS_ENFORCE, d);
                 if (r == -ENOMEM)
                         return log_error(r, "out of memory");
         }
-        check_names(&rs, &d);
+        check_names(&rs, d);
+        return 0;
+}
+
+int verb_check(int argc, char **argv) {
+        _cleanup_(diag_list_done) DiagList d = {};
+        size_t errors;
+        int r;
+
+        r = check_collect(argc, argv, &d);
+        if (r < 0)
+                return r;
         errors = diag_count(&d, DIAG_ERROR);
         if (arg_json) {
                 r = diags_print_json(&d);

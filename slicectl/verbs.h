@@ -13,3 +13,4 @@ int verb_set(int argc, char **argv);
 int verb_unset(int argc, char **argv);
 int verb_apply(int argc, char **argv);
 int verb_gc(int argc, char **argv);
+int verb_metrics(int argc, char **argv);

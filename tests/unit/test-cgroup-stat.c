@@ -81,6 +81,27 @@ static void test_pressure(void **state) {
         assert_int_equal(cgstat_parse_pressure("some avg10=101.00\n", &v), -EINVAL);
 }
 
+static void test_pressure_total(void **state) {
+        uint64_t v;
+
+        assert_int_equal(cgstat_parse_pressure_total("some avg10=9.48 avg60=7.69 avg300=4.12 total=21672642\n"
+                                                     "full avg10=0.00 avg60=0.00 avg300=0.00 total=5\n",
+                                                     &v),
+                         0);
+        assert_int_equal(v, 21672642);
+        assert_int_equal(cgstat_parse_pressure_total("full avg10=0 avg60=0 avg300=0 total=7\n"
+                                                     "some avg10=0 avg60=0 avg300=0 total=18446744073709551614\n",
+                                                     &v),
+                         0);
+        assert_int_equal(v, UINT64_C(18446744073709551614));
+        assert_int_equal(cgstat_parse_pressure_total("full avg10=0 total=7\n", &v), -ENODATA);
+        assert_int_equal(cgstat_parse_pressure_total("some avg10=0.00 avg60=0.00\n", &v), -EINVAL);
+        assert_int_equal(cgstat_parse_pressure_total("some total=\n", &v), -EINVAL);
+        assert_int_equal(cgstat_parse_pressure_total("some total=-3\n", &v), -EINVAL);
+        assert_int_equal(cgstat_parse_pressure_total("some total=12x\n", &v), -EINVAL);
+        assert_int_equal(cgstat_parse_pressure_total("some total=99999999999999999999999\n", &v), -ERANGE);
+}
+
 static void test_single_numbers(void **state) {
         uint64_t v;
 
@@ -135,7 +156,8 @@ static void test_procs(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_cpu_stat),        cmocka_unit_test(test_cpuacct_usage),
-                cmocka_unit_test(test_pressure),        cmocka_unit_test(test_single_numbers),
+                cmocka_unit_test(test_pressure),        cmocka_unit_test(test_pressure_total),
+                cmocka_unit_test(test_single_numbers),
                 cmocka_unit_test(test_cpu_max_roundtrip), cmocka_unit_test(test_procs),
         };
 

@@ -89,6 +89,7 @@ static void test_unified(void **state) {
         assert_int_equal(a->stat.nr_throttled, 15);
         assert_int_equal(a->stat.throttled_usec, 123456);
         assert_true(a->pressure > 3.24 && a->pressure < 3.26);
+        assert_int_equal(a->pressure_total_usec, 9);
         assert_int_equal(a->n_scopes, 2);
         assert_string_equal(a->scopes[0].name, "session-2.scope"); /* version order */
         assert_int_equal(a->scopes[0].n_pids, 0);
@@ -111,6 +112,7 @@ static void test_unified(void **state) {
         /* files the kernel did not give stay absent */
         assert_true(b->stat.usage_usec == CGSTAT_NONE);
         assert_true(b->pressure < 0);
+        assert_true(b->pressure_total_usec == CGSTAT_NONE);
         assert_int_equal(b->n_scopes, 0);
         slice_list_done(&l);
 
@@ -165,6 +167,7 @@ static void test_legacy_with_cpuacct(void **state) {
         assert_int_equal(l.slices[0].stat.throttled_usec, 2500000);
         assert_int_equal(l.slices[0].stat.nr_throttled, 3);
         assert_true(l.slices[0].pressure < 0); /* no cgroup2 anywhere: no PSI */
+        assert_true(l.slices[0].pressure_total_usec == CGSTAT_NONE);
         assert_int_equal(l.slices[0].n_scopes, 1);
         assert_int_equal(l.slices[1].uid, 1500);
         assert_int_equal(l.slices[1].shares, 2);
@@ -197,7 +200,7 @@ static void test_hybrid(void **state) {
                                      NULL });
         make(root, "unified/user.slice/user-1001.slice",
              (const char *const[]) { "cpu.stat", "usage_usec 999\nuser_usec 900\nsystem_usec 99\n", "cpu.pressure",
-                                     "some avg10=12.50 avg60=0 avg300=0 total=0\n", NULL });
+                                     "some avg10=12.50 avg60=0 avg300=0 total=4242\n", NULL });
 
         c = open_tree(root, CGROUP_LAYOUT_HYBRID, NULL);
         assert_int_equal(slice_read_all(&c, 0, &l, &e), 0);
@@ -207,6 +210,7 @@ static void test_hybrid(void **state) {
         assert_int_equal(l.slices[0].stat.nr_periods, 4);
         assert_int_equal(l.slices[0].stat.throttled_usec, 1);
         assert_true(l.slices[0].pressure > 12.4 && l.slices[0].pressure < 12.6);
+        assert_int_equal(l.slices[0].pressure_total_usec, 4242); /* from the cgroup2 mirror */
         slice_list_done(&l);
         cgfs_close(&c);
 }

@@ -9,6 +9,8 @@
 #   systemd-v1         (su -l, runuser -l, login): systemd's properties and the kernel files, 3:1
 #                      split, 50 % quota, config changes, stopped slices, slicectl; on v2 also
 #                      su/sudo/runuser into the target's slice, and an unreachable or hung bus
+# vm-test.sh ENV guest-metrics.sh (vm-metrics-systemd-v2, vm-metrics-nosd-v2): slicectl metrics
+#                      with the real node_exporter, the shipped timer or cron line (guest-metrics.sh)
 #
 # Env: PAM_CPUSLICE_MODULE, SLICECTL (built artifacts; meson sets them), PAM_CPUSLICE_SYSTEMD (the
 # systemd backend plugin, installed beside the module when set), PAM_RUN; CPUSLICE_VM_LOGDIR (where
@@ -38,6 +40,8 @@ nosd-v2|nosd-v1) GUEST=guest-cgroupfs.sh ;;
 systemd-v2|systemd-v1) GUEST=guest-systemd-backend.sh ;;
 *) fail "unknown environment '$ENV'" ;;
 esac
+# a second argument picks another guest half (guest-metrics.sh: vm-metrics-ENV)
+[ -n "${2:-}" ] && GUEST=$2 && NAME=vm-metrics-$ENV
 [ "$(id -u)" = 0 ] || skip "needs root (the guest image is built with debootstrap and chroot)"
 command -v qemu-system-x86_64 > /dev/null || skip "qemu-system-x86_64 is not installed (tools/install-deps vm)"
 [ -f "${PAM_CPUSLICE_MODULE:-}" ] || fail "PAM_CPUSLICE_MODULE='${PAM_CPUSLICE_MODULE:-}' is not a file"
@@ -55,6 +59,7 @@ cp "$SLICECTL" "$SHARE/slicectl"
 [ -f "${PAM_CPUSLICE_SYSTEMD:-}" ] && cp "$PAM_CPUSLICE_SYSTEMD" "$SHARE/pam_cpuslice-systemd.so"
 [ -f "${PAM_RUN:-}" ] && cp "$PAM_RUN" "$SHARE/pam-run"
 cp "$HERE"/*.sh "$SHARE/" # the guest halves and what they source or run
+[ -d "${CPUSLICE_BUILD_CONF:-}" ] && cp "$CPUSLICE_BUILD_CONF"/cpuslice-metrics.{service,cron} "$TOP"/conf/systemd/cpuslice-metrics.timer "$SHARE/"
 {
         [ -n "${CPUSLICE_VM_HOGS:-}" ] && echo "HOGS=$CPUSLICE_VM_HOGS"
         [ -n "${CPUSLICE_VM_FAIR_SECS:-}" ] && echo "FAIR_SECS=$CPUSLICE_VM_FAIR_SECS"

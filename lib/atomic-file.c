@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atomic-file.h"
+#include "macro.h"
+
+#define TMP_SUFFIX_LEN 6
+
+static void random_suffix(char out[static TMP_SUFFIX_LEN + 1]) {
+        static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+        unsigned char rnd[TMP_SUFFIX_LEN];
+
+        if (getrandom(rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t) sizeof rnd) {
+                /* no entropy yet (early boot): O_EXCL still makes a clash harmless */
+                struct timespec ts;
+                uint64_t x;
+
+                clock_gettime(CLOCK_MONOTONIC, &ts);
+                x = (uint64_t) ts.tv_nsec * 2654435761u ^ (uint64_t) getpid() << 20 ^ (uint64_t) ts.tv_sec;
+                for (size_t i = 0; i < sizeof rnd; i++, x >>= 8)
+                        rnd[i] = (unsigned char) x;
+        }
+        for (size_t i = 0; i < TMP_SUFFIX_LEN; i++)
+                out[i] = chars[rnd[i] % (sizeof chars - 1)];
+        out[TMP_SUFFIX_LEN] = '\0';
+}
+
+static int open_temp(int dirfd, const char *name, char *tmp, size_t n) {
+        for (int attempt = 0; attempt < 16; attempt++) {
+                char suffix[TMP_SUFFIX_LEN + 1];
+                int fd;
+
+                random_suffix(suffix);
+                if ((size_t) snprintf(tmp, n, ".%s.%s", name, suffix) >= n)
+                        return -ENAMETOOLONG;
+                fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+                if (fd >= 0 || errno != EEXIST)
+                        return fd >= 0 ? fd : negative_errno();
+        }
+        return -EEXIST;
+}
+
+static int write_and_sync(int fd, mode_t mode, AtomicFill fill, void *userdata) {
+        FILE *f;
+        int r, k;
+
+        f = fdopen(fd, "w");
+        if (!f) {
+                r = negative_errno();
+                close(fd);
+                return r;
+        }
+        r = fill(f, userdata);
+        if (r >= 0 && (fflush(f) != 0 || ferror(f)))
+                r = negative_errno();
+        if (r >= 0 && fsync(fd) < 0)
+                r = negative_errno();
+        if (r >= 0 && fchmod(fd, mode) < 0)
+                r = negative_errno();
+        k = fclose(f); /* closes fd */
+        if (r >= 0 && k != 0)
+                r = negative_errno();
+        return r < 0 ? r : 0;
+}
+
+int atomic_file_replace(int dirfd, const char *name, mode_t mode, AtomicFill fill, void *userdata) {
+        char tmp[NAME_MAX + 1];
+        int fd, r;
+
+        if (!*name || strchr(name, '/') || strlen(name) > NAME_MAX - TMP_SUFFIX_LEN - 2)
+                return -EINVAL;
+        fd = open_temp(dirfd, name, tmp, sizeof tmp);
+        if (fd < 0)
+                return fd;
+        r = write_and_sync(fd, mode, fill, userdata);
+        if (r >= 0 && renameat(dirfd, tmp, dirfd, name) < 0)
+                r = negative_errno();
+        if (r < 0) {
+                (void) unlinkat(dirfd, tmp, 0);
+                return r;
+        }
+        /* the rename is durable once the directory is */
+        return fsync(dirfd) < 0 ? negative_errno() : 0;
+}

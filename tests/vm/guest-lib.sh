@@ -68,3 +68,18 @@ stop() { # stop TAG...: end the sessions and wait for su/runuser/login to close 
         done
 }
 info() { sed -n "s/^$2=//p" "$D/$1.info" | head -n1; } # info TAG KEY: a field of the session's info file
+install_packages() { # install_packages [--own-stack]: the built libpam-cpuslice and slicectl from the
+        # share's debs/ with apt, as an admin installs them (pam-auth-update then puts the module in
+        # common-session and common-session-noninteractive). --own-stack: for tests that write
+        # their own stack lines, the profile is disabled again (`pam-auth-update --disable`).
+        local f debs=()
+        mkdir -p /tmp/debs
+        for f in "$S"/debs/libpam-cpuslice_*.deb "$S"/debs/slicectl_*.deb; do
+                [ -f "$f" ] || { bad "no $f in the share"; return 1; }
+                install -m 644 "$f" /tmp/debs/ && debs+=("/tmp/debs/${f##*/}")
+        done
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-download "${debs[@]}" > /tmp/debs/apt.log 2>&1 ||
+                { sed 's/^/  | /' /tmp/debs/apt.log; bad "apt-get install ${debs[*]##*/}"; return 1; }
+        [ "${1:-}" = --own-stack ] && DEBIAN_FRONTEND=noninteractive pam-auth-update --disable cpuslice
+        return 0
+}

@@ -34,8 +34,7 @@ echo "cpu hierarchy: $CPUH (v$V)"
 
 section "install"
 since=$(date '+%Y-%m-%d %H:%M:%S')
-install -m 644 "$S/pam_cpuslice.so" "$S/pam_cpuslice-systemd.so" /usr/lib/x86_64-linux-gnu/security/
-install -m 755 "$S/slicectl" /usr/local/bin/slicectl
+install_packages --own-stack || exit 1 # the built .debs, with apt; the lines below are the stack
 install -m 755 "$S/pam-run" /usr/local/bin/pam-run
 install -m 644 "$S/session.sh" "$D/session.sh"
 # after pam_systemd.so: below pam-auth-update's block; runuser's stacks include neither file

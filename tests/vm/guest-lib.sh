@@ -78,7 +78,7 @@ install_packages() { # install_packages [--own-stack]: the built libpam-cpuslice
                 [ -f "$f" ] || { bad "no $f in the share"; return 1; }
                 install -m 644 "$f" /tmp/debs/ && debs+=("/tmp/debs/${f##*/}")
         done
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-download "${debs[@]}" > /tmp/debs/apt.log 2>&1 ||
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${debs[@]}" > /tmp/debs/apt.log 2>&1 ||
                 { sed 's/^/  | /' /tmp/debs/apt.log; bad "apt-get install ${debs[*]##*/}"; return 1; }
         [ "${1:-}" = --own-stack ] && DEBIAN_FRONTEND=noninteractive pam-auth-update --disable cpuslice
         return 0

@@ -14,9 +14,9 @@
 #  - systemd guests: user@UID.service starts with the module in its stack (systemd-user includes
 #    common-session-noninteractive), and a `systemd-run --user` job lands in the user's slice;
 #  - nothing is left after the last logout;
-#  - reinstall, and an upgrade while a session is open (the session ends cleanly, /etc/pam.d is
-#    unchanged, a new login works); `apt remove` leaves /etc/pam.d as it was before the install;
-#    `apt purge` removes the conffile and slicectl's drop-in; a reinstall after the purge.
+#  - systemd-v2 only: reinstall, and an upgrade while a session is open (the session ends cleanly,
+#    /etc/pam.d is unchanged, a new login works); `apt remove` leaves /etc/pam.d as it was before
+#    the install; `apt purge` removes the conffile and slicectl's drop-in; a reinstall after it.
 # nosd-v2 has no init system: sshd and cron are started here.
 set -u
 ENV=${CPUSLICE_VM_ENV:?not running under tools/vm/run}
@@ -31,11 +31,12 @@ if [ -n "${TRACE:-}" ]; then
         exec 7> "$S/trace"; BASH_XTRACEFD=7; PS4='+ ${EPOCHREALTIME} ${FUNCNAME[0]:-}: '; set -x
 fi
 . "$S/guest-lib.sh"
+sect() { section "$* [${SECONDS} s]"; }
 mkdir -m 1777 -p "$D"
 install -m 644 "$S/session.sh" "$D/session.sh"
 cd /tmp
 
-section "facts ($ENV, $(uname -r), $NPROC CPUs)"
+sect "facts ($ENV, $(uname -r), $NPROC CPUs)"
 SD=no
 [ "$(cat /proc/1/comm)" = systemd ] && SD=yes
 [ $SD = yes ] && echo "system $(timeout 60 systemctl is-system-running --wait 2>&1)"
@@ -46,7 +47,7 @@ esac
 echo "PID 1 $(cat /proc/1/comm), cpu hierarchy $CPUH (v$V)"
 
 # ----------------------------------------------------------------------------------- apt install --
-section "apt install ./libpam-cpuslice_*.deb ./slicectl_*.deb"
+sect "apt install ./libpam-cpuslice_*.deb ./slicectl_*.deb"
 cp -a /etc/pam.d "$D/pam.d.orig"
 pamd_diff() { # pamd_diff NAME REFERENCE: /etc/pam.d against REFERENCE, kept in the share as NAME.diff
         diff -ru "$2" /etc/pam.d > "$S/pamd-$1.diff"
@@ -125,7 +126,7 @@ check_gone() { # check_gone UID...: the slices go after the last logout (systemd
 }
 
 # ---------------------------------------------------------------------------------- sshd, cron --
-section "sshd and cron"
+sect "sshd and cron"
 if [ $SD = no ]; then # the test is the init system here
         ssh-keygen -A
         mkdir -p /run/sshd && /usr/sbin/sshd && ok "sshd started" || bad "sshd started"
@@ -143,11 +144,13 @@ done
 for _ in $(seq 60); do ssh -o BatchMode=yes bob@localhost true 2> /dev/null && break; sleep 0.5; done
 check "public-key login: ssh -o BatchMode=yes bob@localhost true" ssh -o BatchMode=yes bob@localhost true
 
-# cron runs carol's entry at the next full minute: set it now, look at it after the ssh part
-echo "* * * * * sh $D/session.sh cron-carol 1 > /dev/null 2>&1" | crontab -u carol -
+# cron runs carol's entry at the next full minute: set it now, so that the wait overlaps the ssh
+# part; the job waits on go-cron-carol before it burns CPU (and a later run does nothing)
+fifos cron-carol
+echo "* * * * * [ -e $D/cron-carol.info ] || sh $D/session.sh cron-carol 1 > /dev/null 2>&1" | crontab -u carol -
 cron_set=$SECONDS
 
-section "ssh: alice (300), bob (100) and dave at once; $HOGS hogs each for alice and bob"
+sect "ssh: alice (300), bob (100) and dave at once; $HOGS hogs each for alice and bob"
 start alice-ssh ssh -o BatchMode=yes alice@localhost "sh $D/session.sh alice-ssh $HOGS"
 start bob-ssh ssh -o BatchMode=yes bob@localhost "sh $D/session.sh bob-ssh $HOGS"
 start dave-ssh ssh -o BatchMode=yes dave@localhost "sh $D/session.sh dave-ssh 0"
@@ -168,53 +171,58 @@ check "ssh: alice:bob = $ratio is within 10 % of 3:1" is_true "$ratio >= 2.7 && 
 stop alice-ssh bob-ssh
 
 if [ $SD = yes ]; then
-        section "systemd's user manager: user@1500.service and systemd-run --user (dave's ssh session is open)"
-        check "/etc/pam.d/systemd-user includes common-session-noninteractive, which has the module" bash -c \
-                'grep -qE "^session[[:space:]]+include[[:space:]]+common-session-noninteractive" /etc/pam.d/systemd-user &&
-                 grep -q pam_cpuslice.so /etc/pam.d/common-session-noninteractive'
+        sect "systemd's user manager: user@1500.service and systemd-run --user (dave's ssh session is open)"
+        su_stack=/etc/pam.d/systemd-user
+        [ -f $su_stack ] || su_stack=/usr/lib/pam.d/systemd-user # systemd's vendor copy
+        check "$su_stack includes common-session-noninteractive, which has the module" bash -c \
+                'grep -q "^@include common-session-noninteractive" "$1" &&
+                 grep -q pam_cpuslice.so /etc/pam.d/common-session-noninteractive' - "$su_stack"
         check "user@1500.service is running ($(systemctl show -P ActiveState,SubState,Result user@1500.service | tr '\n' ' '))" \
                 [ "$(systemctl show -P ActiveState user@1500.service)" = active ]
         check "dave's user manager is running" bash -c \
                 '[ "$(ssh -o BatchMode=yes dave@localhost systemctl --user is-system-running)" = running ]'
-        ssh -o BatchMode=yes dave@localhost systemd-run --user -q --unit=cpuslice-vmtest sh "$D/session.sh" user-dave 1
+        ssh -o BatchMode=yes dave@localhost systemd-run --user -q --unit=cpuslice-vmtest sh "$D/session.sh" user-dave 0
         wait_info user-dave
         check_landed "$D/user-dave.info" 1500 "systemd-run --user (dave)"
-        sleep 1
-        u0=$(usage_us 1500) t0=$(date +%s%N); sleep "$QUOTA_SECS"; u1=$(usage_us 1500) t1=$(date +%s%N)
-        pct=$(calc "($u1 - $u0) * 100000 / ($t1 - $t0)" 1)
-        fig "$ENV systemd-run --user: dave's job (1 hog) charged to user-1500.slice: $pct % of one CPU"
-        check "the user job's CPU is charged to user-1500.slice ($pct % of one CPU >= 50 %)" is_true "$pct >= 50"
         touch "$D/stop-user-dave"
         check "no unit failed" [ -z "$(systemctl list-units --failed --plain --no-legend)" ]
 fi
 stop dave-ssh
-check_gone 1001 1002 1500
 
-section "cron: carol's crontab entry (CPUWeight=200, CPUQuota=50%)"
+sect "cron: carol's crontab entry (CPUWeight=200, CPUQuota=50%)"
 for _ in $(seq 900); do [ -f "$D/cron-carol.info" ] && break; sleep 0.1; done
 check "the cron job started ($((SECONDS - cron_set)) s after the crontab was set)" [ -f "$D/cron-carol.info" ]
 if [ -f "$D/cron-carol.info" ]; then
         crontab -r -u carol
         sed 's/^/  | /' "$D/cron-carol.info"
         check_landed "$D/cron-carol.info" 1003 "cron carol"
+        go cron-carol
         sleep 1
         u0=$(usage_us 1003) t0=$(date +%s%N); sleep "$QUOTA_SECS"; u1=$(usage_us 1003) t1=$(date +%s%N)
         pct=$(calc "($u1 - $u0) * 100000 / ($t1 - $t0)" 1)
         fig "$ENV cron: carol's job (1 hog) in user-1003.slice used $pct % of one CPU (CPUQuota=50%)"
         check "cron: the job is charged to carol's slice and her 50 % quota holds ($pct %)" is_true "$pct >= 25 && $pct <= 55"
-        touch "$D/stop-cron-carol"
-        check_gone 1003
+        poke "$D/stop-cron-carol"
 fi
+check_gone 1001 1002 1003 1500
 left=$(find "$CPUH/user.slice" -mindepth 1 -maxdepth 1 -type d 2> /dev/null)
 check "nothing left below user.slice after the last logout${left:+ (found: $left)}" [ -z "$left" ]
 if [ $SD = yes ]; then
-        errs=$(journalctl -b -q --no-pager | grep -i 'pam_cpuslice' | head -n5)
+        errs=$(journalctl -b -q --no-pager | grep 'pam_cpuslice(' | head -n5)
         check "the journal has no line from the module${errs:+: $errs}" [ -z "$errs" ]
 fi
 
 # ------------------------------------------------------------------------------------ lifecycle --
-section "reinstall, and an upgrade while bob's ssh session is open"
-apt_() { DEBIAN_FRONTEND=noninteractive apt-get -y -q --no-download "$@" > /tmp/debs/apt.log 2>&1 || { sed 's/^/  | /' /tmp/debs/apt.log; return 1; }; }
+# pam-auth-update does the same with or without systemd: the lifecycle runs in systemd-v2 only,
+# where an upgrade also swaps the systemd plugin that an open session loads again at its close.
+if [ "$ENV" != systemd-v2 ]; then
+        sect "result"
+        echo "$fails check(s) failed in pkg-$ENV"
+        [ "$fails" = 0 ]
+        exit
+fi
+sect "reinstall, and an upgrade while bob's ssh session is open"
+apt_() { DEBIAN_FRONTEND=noninteractive apt-get -y -q "$@" > /tmp/debs/apt.log 2>&1 || { sed 's/^/  | /' /tmp/debs/apt.log; return 1; }; }
 check "apt install --reinstall" apt_ install --reinstall /tmp/debs/libpam-cpuslice_*.deb
 check "reinstall: /etc/pam.d unchanged" pamd_diff reinstall "$D/pam.d.installed"
 start bob-upgrade ssh -o BatchMode=yes bob@localhost "sh $D/session.sh bob-upgrade 1"
@@ -233,7 +241,7 @@ check_landed "$D/bob-upgrade.info" 1002 "ssh bob, open across the upgrade"
 stop bob-upgrade
 check_gone 1001 1002
 
-section "apt remove, apt purge, install again"
+sect "apt remove, apt purge, install again"
 slicectl set @students CPUQuota=80% > /dev/null && ok "slicectl set writes its drop-in" || bad "slicectl set writes its drop-in"
 check "apt remove libpam-cpuslice" apt_ remove libpam-cpuslice
 check "remove: /etc/pam.d is as before the install" pamd_diff remove "$D/pam.d.orig"
@@ -245,13 +253,14 @@ check "apt purge libpam-cpuslice" apt_ purge libpam-cpuslice
 check "purge: /etc/pam.d is as before the install" pamd_diff purge "$D/pam.d.orig"
 check "purge: /etc/security/cpuslice.conf and cpuslice.d are gone" \
         [ ! -e /etc/security/cpuslice.conf -a ! -e /etc/security/cpuslice.d ]
-check "purge: dpkg knows nothing of libpam-cpuslice" bash -c '! dpkg-query -W libpam-cpuslice > /dev/null 2>&1'
+st=$(dpkg-query -W -f='${Status}' libpam-cpuslice 2> /dev/null)
+check "purge: dpkg has libpam-cpuslice as not installed ('$st')" bash -c '[ -z "$1" ] || [ "${1##* }" = not-installed ]' - "$st"
 check "install after the purge" apt_ install /tmp/debs/libpam-cpuslice_0.1.0_*.deb
 check "install after the purge: /etc/pam.d as after the first install" pamd_diff reinstall-after-purge "$D/pam.d.installed"
 check "install after the purge: the packaged config is back" cmp -s /tmp/debs/new/etc/security/cpuslice.conf /etc/security/cpuslice.conf
 check "a login after the new install lands in user-1002.slice" bash -c \
         "ssh -o BatchMode=yes bob@localhost cat /proc/self/cgroup | grep -q '/user.slice/user-1002.slice/'"
 
-section "result"
+sect "result"
 echo "$fails check(s) failed in pkg-$ENV"
 [ "$fails" = 0 ]

@@ -101,8 +101,9 @@ want_values() { # UID -> what the configuration gives
         if [ $V = 2 ]; then echo "cpu.weight=${W[$u]} cpu.max=$q/${P[$u]}"
         else [ "$q" = max ] && q=-1; echo "cpu.shares=$(( W[$u] * 1024 / 100 )) cfs_quota_us=$q cfs_period_us=${P[$u]}"; fi
 }
-cgroup_of() { # INFO-FILE -> the session's cgroup (v2; v1: systemd's tree, or the cpu hierarchy)
-        sed -n 's/^cgroup=0:://p; s/^cgroup=[0-9]*:name=systemd://p; s/^cgroup=[0-9]*:cpu,cpuacct://p' "$1" | head -n1
+cgroup_of() { # INFO-FILE -> the session's cgroup: v2's, or on v1 systemd's own name=systemd tree (the
+        # cpu hierarchy holds the process in the slice itself: systemd realizes cpu down to the slice)
+        if [ $V = 2 ]; then sed -n 's/^cgroup=0:://p' "$1"; else sed -n 's/^cgroup=[0-9]*:name=systemd://p' "$1"; fi | head -n1
 }
 check_landed() { # check_landed INFO-FILE UID ENTRY: placement and values while the session runs
         local cg got want

@@ -86,21 +86,6 @@ declare -A W=([1001]=300 [1002]=100 [1003]=200 [1500]=50)
 declare -A Q=([1001]=max [1002]=max [1003]=50000 [1500]=75000)
 declare -A P=([1001]=100000 [1002]=100000 [1003]=100000 [1500]=50000)
 
-slice_dir() { echo "$CPUH/user.slice/user-$1.slice"; }
-usage_us() { # UID -> CPU time of the user's slice in µs
-        if [ $V = 2 ]; then awk '/^usage_usec/ { print $2 }' "$(slice_dir "$1")/cpu.stat"
-        else echo $(( $(cat "$(slice_dir "$1")/cpuacct.usage") / 1000 )); fi
-}
-kernel_values() { # UID -> the slice's kernel files as one line
-        local d; d=$(slice_dir "$1")
-        if [ $V = 2 ]; then echo "cpu.weight=$(cat "$d/cpu.weight") cpu.max=$(tr ' ' / < "$d/cpu.max")"
-        else echo "cpu.shares=$(cat "$d/cpu.shares") cfs_quota_us=$(cat "$d/cpu.cfs_quota_us") cfs_period_us=$(cat "$d/cpu.cfs_period_us")"; fi
-}
-want_values() { # UID -> what the configuration gives
-        local u=$1 q=${Q[$1]}
-        if [ $V = 2 ]; then echo "cpu.weight=${W[$u]} cpu.max=$q/${P[$u]}"
-        else [ "$q" = max ] && q=-1; echo "cpu.shares=$(( W[$u] * 1024 / 100 )) cfs_quota_us=$q cfs_period_us=${P[$u]}"; fi
-}
 cgroup_of() { # INFO-FILE -> the session's cgroup: v2's, or on v1 systemd's own name=systemd tree (the
         # cpu hierarchy holds the process in the slice itself: systemd realizes cpu down to the slice)
         if [ $V = 2 ]; then sed -n 's/^cgroup=0:://p' "$1"; else sed -n 's/^cgroup=[0-9]*:name=systemd://p' "$1"; fi | head -n1
@@ -243,11 +228,13 @@ stop bob-upgrade
 check_gone 1001 1002
 
 sect "apt remove, apt purge, install again"
-slicectl set @students CPUQuota=80% > /dev/null && ok "slicectl set writes its drop-in" || bad "slicectl set writes its drop-in"
+slicectl set @students CPUQuota=80% > /dev/null
+check "slicectl set wrote its drop-in" [ -f /etc/security/cpuslice.d/50-slicectl.conf ]
 check "apt remove libpam-cpuslice" apt_ remove libpam-cpuslice
 check "remove: /etc/pam.d is as before the install" pamd_diff remove "$D/pam.d.orig"
 check "remove: the conffile stays (status: $(dpkg-query -W -f='${Status}' libpam-cpuslice))" \
         [ -f /etc/security/cpuslice.conf ]
+check "remove: slicectl's drop-in stays" [ -f /etc/security/cpuslice.d/50-slicectl.conf ]
 check "remove: the module is gone" [ -z "$(find /usr/lib /lib -name 'pam_cpuslice*.so' 2> /dev/null)" ]
 check "a login after the remove works: ssh bob" ssh -o BatchMode=yes bob@localhost true
 check "apt purge libpam-cpuslice" apt_ purge libpam-cpuslice

@@ -165,6 +165,9 @@ if [ $SD = yes ]; then
                  grep -q pam_cpuslice.so /etc/pam.d/common-session-noninteractive' - "$su_stack"
         check "user@1500.service is running ($(systemctl show -P ActiveState,SubState,Result user@1500.service | tr '\n' ' '))" \
                 [ "$(systemctl show -P ActiveState user@1500.service)" = active ]
+        mp=$(systemctl show -P MainPID user@1500.service)
+        check "the user manager (pid $mp) stays in user@1500.service: $(grep -E '^0::|name=systemd' "/proc/$mp/cgroup" | tr '\n' ' ')" \
+                grep -qE '^[0-9]+:(name=systemd)?:/user\.slice/user-1500\.slice/user@1500\.service/' "/proc/$mp/cgroup"
         check "dave's user manager is running" bash -c \
                 '[ "$(ssh -o BatchMode=yes dave@localhost systemctl --user is-system-running)" = running ]'
         ssh -o BatchMode=yes dave@localhost systemd-run --user -q --unit=cpuslice-vmtest sh "$D/session.sh" user-dave 0

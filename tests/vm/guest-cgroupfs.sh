@@ -59,10 +59,7 @@ CATCHER=$!
 trap 'kill $CATCHER 2>/dev/null' EXIT
 : > "$D/syslog"
 
-install -m 644 "$S/pam_cpuslice.so" /usr/lib/x86_64-linux-gnu/security/pam_cpuslice.so
-# installed as a package would; the module loads it only on systemd hosts
-[ -f "$S/pam_cpuslice-systemd.so" ] && install -m 644 "$S/pam_cpuslice-systemd.so" /usr/lib/x86_64-linux-gnu/security/
-install -m 755 "$S/slicectl" /usr/local/bin/slicectl
+install_packages --own-stack || exit 1 # the built .debs, with apt; the lines below are the stack
 install -m 644 "$S/session.sh" "$D/session.sh"
 # Debian: su, su -l (su-l includes su) and login include common-session; runuser and runuser -l
 # (runuser-l includes runuser) include neither, so the module goes into runuser too.

@@ -70,3 +70,35 @@ stop() { # stop TAG...: end the sessions and wait for su/runuser/login to close 
         done
 }
 info() { sed -n "s/^$2=//p" "$D/$1.info" | head -n1; } # info TAG KEY: a field of the session's info file
+install_packages() { # install_packages [--own-stack]: the built libpam-cpuslice and slicectl from the
+        # share's debs/ with apt, as an admin installs them (pam-auth-update then puts the module in
+        # common-session and common-session-noninteractive). --own-stack: for tests that write
+        # their own stack lines, the profile is disabled again (`pam-auth-update --disable`).
+        local f debs=()
+        mkdir -p /tmp/debs
+        for f in "$S"/debs/libpam-cpuslice_*.deb "$S"/debs/slicectl_*.deb; do
+                [ -f "$f" ] || { bad "no $f in the share"; return 1; }
+                install -m 644 "$f" /tmp/debs/ && debs+=("/tmp/debs/${f##*/}")
+        done
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${debs[@]}" > /tmp/debs/apt.log 2>&1 ||
+                { sed 's/^/  | /' /tmp/debs/apt.log; bad "apt-get install ${debs[*]##*/}"; return 1; }
+        [ "${1:-}" = --own-stack ] && DEBIAN_FRONTEND=noninteractive pam-auth-update --disable cpuslice
+        return 0
+}
+# The user slices in the cpu hierarchy: need CPUH (its mount), V (1 or 2), and for want_values the
+# configured W (CPUWeight), Q (quota per period, or max) and P (period, µs) per uid.
+slice_dir() { echo "$CPUH/user.slice/user-$1.slice"; }
+usage_us() { # UID -> CPU time of the user's slice in µs
+        if [ $V = 2 ]; then awk '/^usage_usec/ { print $2 }' "$(slice_dir "$1")/cpu.stat"
+        else echo $(( $(cat "$(slice_dir "$1")/cpuacct.usage") / 1000 )); fi
+}
+kernel_values() { # UID -> the slice's kernel files as one line
+        local d; d=$(slice_dir "$1")
+        if [ $V = 2 ]; then echo "cpu.weight=$(cat "$d/cpu.weight") cpu.max=$(cat "$d/cpu.max" | tr ' ' /)"
+        else echo "cpu.shares=$(cat "$d/cpu.shares") cfs_quota_us=$(cat "$d/cpu.cfs_quota_us") cfs_period_us=$(cat "$d/cpu.cfs_period_us")"; fi
+}
+want_values() { # UID -> what the cgroupfs backend writes for the same config
+        local u=$1 q=${Q[$1]}
+        if [ $V = 2 ]; then echo "cpu.weight=${W[$u]} cpu.max=$q/${P[$u]}"
+        else [ "$q" = max ] && q=-1; echo "cpu.shares=$(( W[$u] * 1024 / 100 )) cfs_quota_us=$q cfs_period_us=${P[$u]}"; fi
+}

@@ -35,9 +35,8 @@ check "cgroup2 at /sys/fs/cgroup" grep -qw cpu /sys/fs/cgroup/cgroup.controllers
 check "prometheus-node-exporter is installed, $TF exists" [ -x /usr/bin/prometheus-node-exporter -a -d "$TF" ]
 
 section "install"
-install -m 644 "$S/pam_cpuslice.so" /usr/lib/x86_64-linux-gnu/security/
-[ -f "$S/pam_cpuslice-systemd.so" ] && install -m 644 "$S/pam_cpuslice-systemd.so" /usr/lib/x86_64-linux-gnu/security/
-install -m 755 "$S/slicectl" /usr/local/bin/slicectl
+# the built packages, as an admin installs them; the units and the cron line come from them too
+install_packages --own-stack || exit 1
 install -m 644 "$S/session.sh" "$D/session.sh"
 if [ $SYSTEMD = 1 ]; then
         echo 'session optional pam_cpuslice.so' >> /etc/pam.d/common-session
@@ -95,13 +94,11 @@ check "node_exporter answers on :9100 with its textfile collector" grep -q '^nod
 section "the writer: $([ $SYSTEMD = 1 ] && echo cpuslice-metrics.timer || echo the cron line, every 15 s)"
 t_start=$EPOCHREALTIME
 if [ $SYSTEMD = 1 ]; then
-        install -m 644 "$S/cpuslice-metrics.service" "$S/cpuslice-metrics.timer" /etc/systemd/system/
-        systemctl daemon-reload
         systemctl enable --now cpuslice-metrics.timer 2>&1
         check "cpuslice-metrics.timer is active" systemctl is-active -q cpuslice-metrics.timer
 else
         # no cron daemon in the guest: run the shipped cron line's command as cron would, every 15 s
-        CRONCMD=$(grep -v '^#' "$S/cpuslice-metrics.cron" | grep . | head -n1 | sed -E 's/^([^ ]+ ){5}root //')
+        CRONCMD=$(grep -v '^#' /usr/share/doc/pam_cpuslice/cpuslice-metrics.cron | grep . | head -n1 | sed -E 's/^([^ ]+ ){5}root //')
         echo "cron command: $CRONCMD"
         check "the cron lines parse" bash -c 'grep -v "^#" "$1" | sed -E "s/^([^ ]+ ){5}root //" |
                 while read -r l; do sh -n -c "$l" || exit 1; done' - "$S/cpuslice-metrics.cron"

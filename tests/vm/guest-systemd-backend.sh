@@ -34,8 +34,7 @@ echo "cpu hierarchy: $CPUH (v$V)"
 
 section "install"
 since=$(date '+%Y-%m-%d %H:%M:%S')
-install -m 644 "$S/pam_cpuslice.so" "$S/pam_cpuslice-systemd.so" /usr/lib/x86_64-linux-gnu/security/
-install -m 755 "$S/slicectl" /usr/local/bin/slicectl
+install_packages --own-stack || exit 1 # the built .debs, with apt; the lines below are the stack
 install -m 755 "$S/pam-run" /usr/local/bin/pam-run
 install -m 644 "$S/session.sh" "$D/session.sh"
 # after pam_systemd.so: below pam-auth-update's block; runuser's stacks include neither file
@@ -54,21 +53,6 @@ declare -A W=([1001]=300 [1002]=100 [1003]=100 [1500]=50) Q=([1001]=max [1002]=5
 declare -A P=([1001]=100000 [1002]=100000 [1003]=100000 [1500]=50000)
 declare -A QS=([1001]=infinity [1002]=500ms [1003]=infinity [1500]=1.500000s)
 
-slice_dir() { echo "$CPUH/user.slice/user-$1.slice"; }
-usage_us() { # UID -> CPU time of the user's slice in µs
-        if [ $V = 2 ]; then awk '/^usage_usec/ { print $2 }' "$(slice_dir "$1")/cpu.stat"
-        else echo $(( $(cat "$(slice_dir "$1")/cpuacct.usage") / 1000 )); fi
-}
-kernel_values() { # UID -> the slice's kernel files as one line
-        local d; d=$(slice_dir "$1")
-        if [ $V = 2 ]; then echo "cpu.weight=$(cat "$d/cpu.weight") cpu.max=$(cat "$d/cpu.max" | tr ' ' /)"
-        else echo "cpu.shares=$(cat "$d/cpu.shares") cfs_quota_us=$(cat "$d/cpu.cfs_quota_us") cfs_period_us=$(cat "$d/cpu.cfs_period_us")"; fi
-}
-want_values() { # UID -> what the cgroupfs backend writes for the same config
-        local u=$1 q=${Q[$1]}
-        if [ $V = 2 ]; then echo "cpu.weight=${W[$u]} cpu.max=$q/${P[$u]}"
-        else [ "$q" = max ] && q=-1; echo "cpu.shares=$(( W[$u] * 1024 / 100 )) cfs_quota_us=$q cfs_period_us=${P[$u]}"; fi
-}
 props() { systemctl show -p CPUWeight,CPUQuotaPerSecUSec,CPUQuotaPeriodUSec "user-$1.slice" | tr '\n' ' '; }
 cgroup_of() { sed -n 's/^cgroup=0:://p; s/^cgroup=[0-9]*:name=systemd://p' "$D/$1.info" | head -n1; }
 check_values() { # check_values TAG UID ENTRY: placement, systemd's view and the kernel's

@@ -9,11 +9,17 @@
 #   systemd-v1         (su -l, runuser -l, login): systemd's properties and the kernel files, 3:1
 #                      split, 50 % quota, config changes, stopped slices, slicectl; on v2 also
 #                      su/sudo/runuser into the target's slice, and an unreachable or hung bus
+#   pkg-systemd-v2,    tests/vm/guest-package.sh: the packages' lifecycle with apt (install, /etc/pam.d
+#   pkg-systemd-v1,    diffs, reinstall, upgrade with a session open, remove, purge) and logins by
+#   pkg-nosd-v2        sshd (public key, several users, 3:1 split), cron and systemd's user manager
 # vm-test.sh ENV guest-metrics.sh (vm-metrics-systemd-v2, vm-metrics-nosd-v2): slicectl metrics
 #                      with the real node_exporter, the shipped timer or cron line (guest-metrics.sh)
 #
-# Env: PAM_CPUSLICE_MODULE, SLICECTL (built artifacts; meson sets them), PAM_CPUSLICE_SYSTEMD (the
-# systemd backend plugin, installed beside the module when set), PAM_RUN; CPUSLICE_VM_LOGDIR (where
+# Every guest half installs the built .debs with apt: DEBS (meson sets it: build/debs) holds them,
+# built by the `package` test (tools/package) or here when missing or older than the module.
+#
+# Env: DEBS (see above), PAM_CPUSLICE_MODULE, SLICECTL (built artifacts; meson sets them; the .debs
+# are rebuilt when the module is newer), PAM_RUN; CPUSLICE_VM_LOGDIR (where
 # a failed run's console log is kept; default /tmp); CPUSLICE_VM_TIMEOUT (per VM, default 300 s);
 # CPUSLICE_VM_HOGS, CPUSLICE_VM_FAIR_SECS, CPUSLICE_VM_QUOTA_SECS (guest tunables);
 # CPUSLICE_VM_TRACE=1 (guest xtrace), CPUSLICE_VM_KEEP_SHARE=1 (keep the share dir, for debugging).
@@ -22,7 +28,7 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
-ENV=${1:?usage: vm-test.sh nosd-v2|nosd-v1|systemd-v2|systemd-v1}
+ENV=${1:?usage: vm-test.sh [pkg-]nosd-v2|nosd-v1|[pkg-]systemd-v2|[pkg-]systemd-v1}
 NAME=vm-$ENV
 
 skip() {
@@ -38,6 +44,7 @@ fail() { echo "$NAME: FAIL: $*"; exit 1; }
 case "$ENV" in
 nosd-v2|nosd-v1) GUEST=guest-cgroupfs.sh ;;
 systemd-v2|systemd-v1) GUEST=guest-systemd-backend.sh ;;
+pkg-systemd-v2|pkg-systemd-v1|pkg-nosd-v2) GUEST=guest-package.sh ;;
 *) fail "unknown environment '$ENV'" ;;
 esac
 # a second argument picks another guest half (guest-metrics.sh: vm-metrics-ENV)
@@ -48,15 +55,21 @@ command -v qemu-system-x86_64 > /dev/null || skip "qemu-system-x86_64 is not ins
 [ -f "${SLICECTL:-}" ] || fail "SLICECTL='${SLICECTL:-}' is not a file"
 
 t0=$SECONDS
+DEBS=${DEBS:-$TOP/build-deb}
+if ! ls "$DEBS"/libpam-cpuslice_*.deb "$DEBS"/slicectl_*.deb > /dev/null 2>&1 ||
+   [ -n "$(find "$PAM_CPUSLICE_MODULE" -newer "$(ls "$DEBS"/libpam-cpuslice_*.deb | head -n1)")" ]; then
+        echo "$NAME: building the packages into $DEBS (tools/package)"
+        DEB_BUILD_OPTIONS=nocheck "$TOP/tools/package" "$DEBS" > "$DEBS.log" 2>&1 ||
+                { tail -n 30 "$DEBS.log"; fail "tools/package failed (log: $DEBS.log)"; }
+fi
 IMAGE=$("$TOP/tools/vm/build-image" | tail -n1) || fail "tools/vm/build-image failed"
 [ -f "$IMAGE/rootfs.ext4" ] || fail "build-image printed '$IMAGE', which has no rootfs.ext4"
 echo "$NAME: image $IMAGE ($((SECONDS - t0)) s)"
 
 SHARE=$(mktemp -d "/tmp/cpuslice-$NAME.XXXXXX")
 [ -n "${CPUSLICE_VM_KEEP_SHARE:-}" ] || trap 'rm -rf "$SHARE"' EXIT
-cp "$PAM_CPUSLICE_MODULE" "$SHARE/pam_cpuslice.so"
-cp "$SLICECTL" "$SHARE/slicectl"
-[ -f "${PAM_CPUSLICE_SYSTEMD:-}" ] && cp "$PAM_CPUSLICE_SYSTEMD" "$SHARE/pam_cpuslice-systemd.so"
+mkdir "$SHARE/debs"
+cp "$DEBS"/libpam-cpuslice_*.deb "$DEBS"/slicectl_*.deb "$SHARE/debs/"
 [ -f "${PAM_RUN:-}" ] && cp "$PAM_RUN" "$SHARE/pam-run"
 cp "$HERE"/*.sh "$SHARE/" # the guest halves and what they source or run
 [ -d "${CPUSLICE_BUILD_CONF:-}" ] && cp "$CPUSLICE_BUILD_CONF"/cpuslice-metrics.{service,cron} "$TOP"/conf/systemd/cpuslice-metrics.timer "$SHARE/"
@@ -69,7 +82,7 @@ cp "$HERE"/*.sh "$SHARE/" # the guest halves and what they source or run
 } > "$SHARE/params"
 
 t=$SECONDS
-CPUSLICE_VM_IMAGE=$IMAGE "$TOP/tools/vm/run" --env "$ENV" --share "$SHARE" --script "$GUEST" \
+CPUSLICE_VM_IMAGE=$IMAGE "$TOP/tools/vm/run" --env "${ENV#pkg-}" --share "$SHARE" --script "$GUEST" \
         --timeout "${CPUSLICE_VM_TIMEOUT:-600}"
 rc=$?
 vm_secs=$((SECONDS - t))

@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+"""bench/interactive's report: RUNS/<config>.<round>/{probe,job,usage} -> one markdown table on
+stdout, and OUT/interactive-latency.png (CDF of the probe's lateness per configuration) and
+OUT/interactive-cpu.png (stacked CPU shares). Every claim is a ratio between figures of this run."""
+import argparse
+import glob
+import os
+import statistics
+
+ap = argparse.ArgumentParser()
+ap.add_argument("runs")
+ap.add_argument("out")
+for a in ("load-start", "load-end", "kernel", "peers"):
+    ap.add_argument("--" + a, required=True)
+for a in ("ncpu", "busy", "quick", "rounds", "hogs", "builds", "w-light", "w-heavy"):
+    ap.add_argument("--" + a, type=int, required=True)
+ap.add_argument("--warm", type=float, required=True)
+ap.add_argument("--dur", type=float, required=True)
+o = ap.parse_args()
+
+WSHARE = o.w_light / (o.w_light + o.w_heavy)
+CONFIGS = [  # key, label, fair share of the light user (None: no heavy user), how it is placed
+    ("idle-probe", "idle: the probe alone", None, "pam_cpuslice session, no other load"),
+    ("idle", "idle: light user alone (reference)", None, "pam_cpuslice session, no heavy user"),
+    ("flat", "no per-user cgroups, autogroup off", 0.5, "both users in one cpu cgroup `PARENT/flat`"),
+    ("autogroup", "kernel autogroup", 0.5, "root cpu cgroup, a session (setsid) per user"),
+    ("cgroup", "pam_cgroup", 0.5, "cgrules template `cg/%u`, equal cpu.shares"),
+    ("cgfs", "pam_cgfs", 0.5, "`-c cpu,cpuacct`: `/user/USER/N`, equal cpu.shares"),
+    ("cs-eq", "**pam_cpuslice**, equal weights", 0.5, "`* CPUWeight=100`"),
+    ("cs-w", f"**pam_cpuslice**, light user weighted", WSHARE,
+     f"light CPUWeight={o.w_light}, heavy {o.w_heavy}"),
+]
+LABEL = {k: l.replace("**", "") for k, l, _, _ in CONFIGS}
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    if not xs:
+        return float("nan")
+    k = (len(xs) - 1) * p / 100
+    f = int(k)
+    c = min(f + 1, len(xs) - 1)
+    return xs[f] + (xs[c] - xs[f]) * (k - f)
+
+
+def parse_kv(path):
+    d = {}
+    for tok in open(path).read().split():
+        k, _, v = tok.partition("=")
+        d[k] = v
+    return d
+
+
+R = {}
+others = []  # CPUs the rest of the host used in each window (all CPU time in /proc/stat minus ours)
+for key, label, fair, how in CONFIGS:
+    dirs = sorted(glob.glob(os.path.join(o.runs, key + ".*")))
+    if not dirs:
+        continue
+    lat, jobs, light, heavy, win, builds, cgs, ags = [], [], 0, 0, 0, 0, set(), set()
+    for d in dirs:
+        lat += [float(x) for x in open(os.path.join(d, "probe")).read().split()]
+        u = parse_kv(os.path.join(d, "usage"))
+        t0, t1 = int(u["t0"]), int(u["t1"])
+        light += int(u["light"])
+        heavy += int(u["heavy"])
+        win += (t1 - t0) / 1000
+        builds += int(u["builds"])
+        others.append(max(0, int(u["host"]) - int(u["light"]) - int(u["heavy"])) / ((t1 - t0) / 1000))
+        cgs.add((u["cg_light"], u["cg_heavy"]))
+        ags.add((u["ag_light"], u["ag_heavy"]))
+        if os.path.exists(os.path.join(d, "job")):
+            for line in open(os.path.join(d, "job")):
+                a, b = map(int, line.split())
+                if a >= t0 and b <= t1:
+                    jobs.append((b - a) / 1e9)
+    R[key] = dict(label=label, fair=fair, how=how, lat=lat, p50=pct(lat, 50), p99=pct(lat, 99),
+                  p999=pct(lat, 99.9), n=len(lat), light=light, heavy=heavy, win=win,
+                  share=light / (light + heavy) if light + heavy else float("nan"),
+                  cpus_light=light / win, cpus_heavy=heavy / win,
+                  job=statistics.median(jobs) if jobs else float("nan"), njobs=len(jobs),
+                  builds=builds / win * 1e6, cgs=cgs, ags=ags)
+
+OTHERS = max(others) if others else 0.0
+OTHERS_MEAN = sum(others) / len(others) if others else 0.0
+BUSY_LATER = OTHERS_MEAN > 0.25 * o.ncpu  # quiet at the start, but others took the CPUs during the run
+BUSY = o.busy == 1 or BUSY_LATER
+NAN = float("nan")
+for key, label, fair, how in CONFIGS:  # a development run may leave configurations out
+    R.setdefault(key, dict(label=label, fair=fair, how=how, lat=[], p50=NAN, p99=NAN, p999=NAN, n=0, light=0,
+                           heavy=0, win=1, share=NAN, cpus_light=NAN, cpus_heavy=NAN, job=NAN, njobs=0,
+                           builds=NAN, cgs={("-", "-")}, ags={("-", "-")}, missing=True))
+idle = R["idle"]
+
+
+def us(x):
+    if x != x:
+        return "–"
+    return f"{x:,.0f} µs" if x >= 100 else f"{x:.1f} µs"
+
+
+def ratio(x):
+    return "–" if x != x else f"{x:.2f}×"
+
+
+def verdict(ok):
+    if BUSY:
+        return "not meaningful"
+    return "**met**" if ok else "**missed**"
+
+
+out = []
+p = out.append
+mode = "quick" if o.quick else "full"
+p(f"Kernel {o.kernel}, {o.ncpu} CPUs, `bench/interactive` ({mode}), load average {o.load_start} at start, "
+  f"{o.load_end} at end. {len(glob.glob(os.path.join(o.runs, 'cs-eq.*')))} round(s) per configuration "
+  f"(every other round in reverse order), each {o.warm:g} s warm-up + {o.dur:g} s measured. Light user: "
+  f"10 ms wake-up probe + 1 CPU-bound thread + gzip -6 of 4 MiB back to back. Heavy user: {o.hogs} hogs + "
+  f"{o.builds} build loops (cc -O2 -c, 20 × sh -c true). Peers: {o.peers}. Every ratio is between figures "
+  f"of this run. The rest of the host used {OTHERS_MEAN:.2f} CPUs on average during the windows "
+  f"(at most {OTHERS:.2f}).")
+p("")
+if BUSY and o.busy != 1:
+    p(f"**The machine became too busy for these figures to mean anything**: the rest of the host used "
+      f"{OTHERS_MEAN:.2f} CPUs on average during the windows, more than 0.25 × {o.ncpu}. Every figure below "
+      f"is **not meaningful**; no verdict is drawn.")
+    p("")
+elif BUSY:
+    p(f"**The machine was too busy for these figures to mean anything**: load average "
+      f"{o.load_start.split()[0]} at the start, above 0.5 × {o.ncpu} CPUs. Every figure below is **not "
+      f"meaningful**; it is kept only to show the run worked. No verdict is drawn.")
+    p("")
+p("| configuration | placed by | probe p50 | p99 | p99.9 | p99 ÷ idle | light user's CPU share (of both users') "
+  "| ÷ fair share | light CPUs / heavy CPUs | job (median) | job ÷ idle | heavy builds/s |")
+p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+for key, label, fair, how in CONFIGS:
+    if R[key].get("missing"):
+        continue
+    r = R[key]
+    nm = " (not meaningful)" if BUSY else ""
+    share = "–" if fair is None else f"{r['share'] * 100:.1f} % (fair {fair * 100:.0f} %)"
+    vs_fair = "–" if fair is None else ratio(r["share"] / fair)
+    cpus = f"{r['cpus_light']:.2f} / {r['cpus_heavy']:.2f}" if fair is not None else f"{r['cpus_light']:.2f} / –"
+    job = "–" if key == "idle-probe" else (f"{r['job']:.2f} s ({r['njobs']})" if r["njobs"] else "none finished")
+    job_r = "–" if key in ("idle-probe", "idle") else ratio(r["job"] / idle["job"])
+    builds = "–" if fair is None else f"{r['builds']:.1f}"
+    p(f"| {label}{nm} | {how} | {us(r['p50'])} | {us(r['p99'])} | {us(r['p999'])} | "
+      f"{ratio(r['p99'] / idle['p99'])} | {share} | {vs_fair} | {cpus} | {job} | {job_r} | {builds} |")
+p("")
+n = R["cs-eq"]["n"]
+p(f"Probe samples per configuration: {n} (p99.9 rests on the {max(1, round(n / 1000))} slowest). "
+  f"*idle* = the light user's full load with no heavy user; the light user's CPU share is its "
+  f"cgroup2 `usage_usec` over both users' (the host's other load is not in it). Placement checked in "
+  f"every window: " + "; ".join(
+      f"{LABEL[k]}: `cpu:{sorted(R[k]['cgs'])[0][0]}`" for k in ("flat", "cgroup", "cgfs", "cs-eq", "cs-w") if not R[k].get("missing"))
+  + (f"; autogroup: light `{sorted(R['autogroup']['ags'])[0][0]}`, heavy `{sorted(R['autogroup']['ags'])[0][1]}`"
+     if not R["autogroup"].get("missing") else "") + ".")
+p("")
+
+# --- the goal, and pam_cpuslice against every alternative ----------------------------------------
+eq, w = R["cs-eq"], R["cs-w"]
+p("| goal | measured | target | |")
+p("| --- | --- | --- | --- |")
+for r, name in ((eq, "equal weights"), (w, f"weight {o.w_light}:{o.w_heavy}")):
+    p(f"| pam_cpuslice ({name}): light user's p99 wake-up latency ÷ idle machine's | {ratio(r['p99'] / idle['p99'])} "
+      f"({us(r['p99'])} / {us(idle['p99'])}) | ≤ 2× | {verdict(r['p99'] <= 2 * idle['p99'])} |")
+    pa = R["idle-probe"]
+    p(f"| pam_cpuslice ({name}): the same ÷ the probe alone on an idle machine (context) | "
+      f"{ratio(r['p99'] / pa['p99'])} ({us(r['p99'])} / {us(pa['p99'])}) | | |")
+    dev = abs(r["share"] / r["fair"] - 1)
+    p(f"| pam_cpuslice ({name}): light user's CPU share against its fair share | {r['share'] * 100:.1f} % / "
+      f"{r['fair'] * 100:.0f} % ({dev * 100:.1f} % off) | within 5 % | {verdict(dev <= 0.05)} |")
+p("")
+p("pam_cpuslice (equal weights) against each alternative — ratios > 1× mean pam_cpuslice does better:")
+p("")
+p("| alternative | p99: alternative ÷ pam_cpuslice | p99.9: alternative ÷ pam_cpuslice | light share: "
+  "pam_cpuslice ÷ alternative | job time: alternative ÷ pam_cpuslice | latency | CPU split | as good? |")
+p("| --- | ---: | ---: | ---: | ---: | --- | --- | --- |")
+
+
+def cmp_lat(r):  # the alternative's p99 against pam_cpuslice's: 1.25x either way is "the same"
+    x = r["p99"] / eq["p99"]
+    return "better" if x < 0.8 else ("worse" if x > 1.25 else "same")
+
+
+def cmp_split(r):  # distance from the fair share, alternative against pam_cpuslice: 5 points is "the same"
+    d = abs(r["share"] / 0.5 - 1) - abs(eq["share"] / 0.5 - 1)
+    return "better" if d < -0.05 else ("worse" if d > 0.05 else "same")
+
+
+as_good = []
+for key in ("flat", "autogroup", "cgroup", "cgfs"):
+    if R[key].get("missing"):
+        continue
+    r = R[key]
+    lat, split = cmp_lat(r), cmp_split(r)
+    good = "worse" not in (lat, split)
+    if good:
+        as_good.append((key, lat, split))
+    nm = "not meaningful"
+    p(f"| {LABEL[key]} | {ratio(r['p99'] / eq['p99'])} | {ratio(r['p999'] / eq['p999'])} | "
+      f"{ratio(eq['share'] / r['share'])} | {ratio(r['job'] / eq['job'])} | {nm if BUSY else lat} | "
+      f"{nm if BUSY else split} | {nm if BUSY else ('**yes**' if good else 'no')} |")
+p("")
+p("*latency*: the alternative's p99 against pam_cpuslice's (within 1.25× either way: same); *CPU split*: its "
+  "light user's distance from the fair share (50 %) against pam_cpuslice's (within 5 % of the fair share: same); "
+  "*as good*: worse on neither.")
+p("")
+if BUSY:
+    p("No conclusion is drawn from a busy machine.")
+else:
+    if as_good:
+        names = ", ".join(f"**{LABEL[k]}**" + (f" (better on {' and '.join(n for n, v in (('latency', l), ('CPU split', sp)) if v == 'better')})"
+                                              if "better" in (l, sp) else "") for k, l, sp in as_good)
+        p(f"As good as pam_cpuslice with equal weights in this run: {names}. What pam_cpuslice adds over "
+          f"{'it' if len(as_good) == 1 else 'them'}: weights (the weighted row: the light user got "
+          f"{w['share'] * 100:.1f} % of the CPU against the {w['fair'] * 100:.0f} % asked, p99 "
+          f"{ratio(w['p99'] / idle['p99'])} idle) from one config line per user, `@group` or uid range — of the "
+          f"alternatives only pam_cgroup can weight users too, with a cgconfig group or template per weight and a "
+          f"cgrules line per user (reparsed at every login), autogroup only by each session's nice value "
+          f"(`/proc/PID/autogroup`), pam_cgfs and no-cgroups not at all; CPU quotas per user, group or uid range; "
+          f"system accounts left alone (`CPUSlice=no`); live changes (`slicectl set`) and a view of who uses the CPU "
+          f"(`slicectl list`).")
+    else:
+        p("None of the alternatives is as good as pam_cpuslice with equal weights in this run.")
+    p("")
+p("![wake-up latency CDF per configuration](interactive-latency.png)")
+p("![CPU share per configuration](interactive-cpu.png)")
+print("\n".join(out))
+
+# --- pictures ------------------------------------------------------------------------------------
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+tag = "  — NOT MEANINGFUL (machine busy)" if BUSY else ""
+sub = (f"load {o.load_start.split()[0]} → {o.load_end.split()[0]}, rest of the host {OTHERS_MEAN:.2f} CPUs, "
+       f"{o.ncpu} CPUs, {mode} run")
+colors = {"idle-probe": "#bbbbbb", "idle": "#000000", "flat": "#d62728", "autogroup": "#ff7f0e",
+          "cgroup": "#8c564b", "cgfs": "#9467bd", "cs-eq": "#1f77b4", "cs-w": "#2ca02c"}
+styles = {"idle-probe": ":", "idle": "--", "cs-eq": "-", "cs-w": "-"}
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 6))
+for key, label, fair, how in CONFIGS:
+    if R[key].get("missing"):
+        continue
+    xs = sorted(max(x, 0.1) for x in R[key]["lat"])
+    nn = len(xs)
+    ys = [(i + 1) / nn for i in range(nn)]
+    lw = 2.2 if key.startswith("cs-") else 1.4
+    lab = f"{LABEL[key]} (p99 {us(R[key]['p99'])})"
+    ax1.plot(xs, ys, styles.get(key, "-"), color=colors[key], lw=lw, label=lab)
+    ax2.plot(xs, [1 - y + 1 / nn for y in ys], styles.get(key, "-"), color=colors[key], lw=lw)
+for ax in (ax1, ax2):
+    ax.set_xscale("log")
+    ax.set_xlabel("wake-up lateness of a 10 ms sleep (µs, log)")
+    ax.grid(True, which="both", alpha=0.3)
+ax1.set_ylabel("fraction of wake-ups at most this late (CDF)")
+ax1.set_ylim(0, 1.01)
+ax2.set_yscale("log")
+ax2.set_ylabel("fraction of wake-ups later than this (log)")
+for q, lab in ((0.01, "p99"), (0.001, "p99.9")):
+    ax2.axhline(q, color="grey", lw=0.8, ls=":")
+    ax2.text(ax2.get_xlim()[0] if False else 0.02, q, lab, transform=ax2.get_yaxis_transform(),
+             va="bottom", fontsize=8, color="grey")
+ax1.set_title("Probe lateness, whole distribution")
+ax2.set_title("The tail")
+fig.legend(*ax1.get_legend_handles_labels(), fontsize=8.5, loc="lower center", ncol=4, frameon=False)
+fig.suptitle(f"Light user's wake-up latency under a heavy user, per configuration{tag}\n{sub}", fontsize=11)
+fig.tight_layout(rect=(0, 0.1, 1, 1))
+fig.savefig(os.path.join(o.out, "interactive-latency.png"), dpi=110)
+plt.close(fig)
+
+keys = [k for k, _, f, _ in CONFIGS if f is not None and not R[k].get("missing")]
+fig, ax = plt.subplots(figsize=(11, 5.2))
+xs = range(len(keys))
+ls = [R[k]["share"] * 100 for k in keys]
+hs = [100 - v for v in ls]
+ax.bar(xs, ls, color="#1f77b4", label="light user (probe + 1 thread + gzip)")
+ax.bar(xs, hs, bottom=ls, color="#d9d9d9", label=f"heavy user ({o.hogs} hogs + {o.builds} build loops)")
+for i, k in enumerate(keys):
+    f = R[k]["fair"] * 100
+    ax.plot([i - 0.45, i + 0.45], [f, f], color="black", lw=2, ls="--", label="light user's fair share" if i == 0 else None)
+    ax.text(i, ls[i] / 2, f"{ls[i]:.1f} %\n{R[k]['cpus_light']:.2f} CPUs", ha="center", va="center",
+            color="white", fontsize=9, fontweight="bold")
+    ax.text(i, ls[i] + hs[i] / 2 + (6 if abs(ls[i] - f) < 8 and f > ls[i] else 0),
+            f"{R[k]['cpus_heavy']:.2f} CPUs", ha="center", va="center", fontsize=9)
+ax.set_xticks(list(xs))
+ax.set_xticklabels([LABEL[k].replace(", ", ",\n").replace("pam_cpuslice ", "pam_cpuslice\n") for k in keys], fontsize=9)
+ax.set_ylabel("share of the CPU time both users got (%)")
+ax.set_ylim(0, 100)
+ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3)
+ax.set_title(f"CPU split between the light and the heavy user{tag}\n{sub}", fontsize=11)
+fig.tight_layout()
+fig.savefig(os.path.join(o.out, "interactive-cpu.png"), dpi=110)
+plt.close(fig)

@@ -15,8 +15,10 @@
 #include "backend-cgroupfs.h"
 #include "macro.h"
 #include "proc-cgroup.h"
+#include "read-file.h"
 
-#define CGFS_FILE_MAX (64 * 1024)
+/* a cgroup.procs of ~500 000 pids; the buffer grows only as far as a file needs */
+#define CGFS_FILE_MAX (4u * 1024 * 1024)
 /* a close removing the slice between our mkdir and our write is retried this often */
 #define CGFS_OPEN_ATTEMPTS 8
 #define CGFS_SCOPE_SUFFIX_MAX 1000
@@ -156,26 +158,16 @@ int cgfs_open_dir_to_read(Cgfs *c, int dirfd, const char *name, CsError *e) {
 
 int cgfs_read_file(Cgfs *c, int dirfd, const char *name, char **ret, CsError *e) {
         _cleanup_close_ int fd = -EBADF;
-        _cleanup_free_ char *buf = malloc(CGFS_FILE_MAX + 1);
-        size_t len = 0;
+        int r;
 
-        if (!buf)
-                return -ENOMEM;
         fd = c->ops->openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0);
         if (fd < 0)
                 return cs_error(e, negative_errno(), "cannot open %s: %m", name);
-        while (len < CGFS_FILE_MAX) {
-                ssize_t k = c->ops->read(fd, buf + len, CGFS_FILE_MAX - len);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return cs_error(e, negative_errno(), "cannot read %s: %m", name);
-                if (k == 0)
-                        break;
-                len += (size_t) k;
-        }
-        buf[len] = '\0';
-        *ret = TAKE_PTR(buf);
+        r = read_full_fd(fd, CGFS_FILE_MAX, c->ops->read, ret, NULL);
+        if (r == -EFBIG)
+                return cs_error(e, r, "%s is larger than %u bytes", name, (unsigned) CGFS_FILE_MAX);
+        if (r < 0)
+                return cs_error(e, r, "cannot read %s: %m", name);
         return 0;
 }
 

@@ -74,6 +74,6 @@ int cgfs_open_dir(Cgfs *c, int dirfd, const char *name, CsError *e);
 int cgfs_open_dir_to_read(Cgfs *c, int dirfd, const char *name, CsError *e);
 /* Opens <hierarchy>/<parent>/user.slice (h: the layout's cpu or acct hierarchy); -ENOENT if none. */
 int cgfs_open_user_slice_root(Cgfs *c, const CgroupHierarchy *h, CsError *e);
-/* Reads a whole small file (< 64 KiB) below dirfd, NUL-terminated. */
+/* Reads a whole control file (at most 4 MiB) below dirfd, NUL-terminated. */
 int cgfs_read_file(Cgfs *c, int dirfd, const char *name, char **ret, CsError *e);
 int cgfs_write_file(Cgfs *c, int dirfd, const char *name, const char *value, CsError *e);

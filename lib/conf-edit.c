@@ -12,6 +12,7 @@
 #include "conf-edit.h"
 #include "conf.h"
 #include "macro.h"
+#include "read-file.h"
 
 #define CONF_EDIT_HEADER "# Written by slicectl(1): change it with 'slicectl set' and 'slicectl unset'."
 
@@ -136,7 +137,7 @@ static int read_existing(ConfEdit *ed, CsError *e) {
         r = check_like_module(fd, ed->path, e);
         if (r < 0)
                 return r;
-        r = read_full_fd(fd, CONF_FILE_MAX, &buf, &len);
+        r = read_full_fd(fd, CONF_FILE_MAX, NULL, &buf, &len);
         if (r < 0)
                 return cs_error(e, r, "cannot read %s: %m", ed->path);
         ed->exists = true;

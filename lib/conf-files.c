@@ -8,6 +8,7 @@
 
 #include "conf.h"
 #include "macro.h"
+#include "read-file.h"
 
 /* A module running as root in every login must not take policy from a file a user could write. */
 int conf_check_stat(const char *path, const struct stat *st, ConfPermMode mode, DiagList *diags) {
@@ -27,41 +28,6 @@ int conf_check_stat(const char *path, const struct stat *st, ConfPermMode mode, 
                 r = -EPERM;
         }
         return mode == CONF_PERMS_ENFORCE ? r : 0;
-}
-
-int read_full_fd(int fd, size_t limit, char **ret, size_t *ret_len) {
-        _cleanup_free_ char *buf = NULL;
-        size_t len = 0, cap = 0;
-
-        for (;;) {
-                ssize_t k;
-
-                if (len == cap) {
-                        char *b;
-                        cap = cap ? cap * 2 : 8192;
-                        if (cap > limit + 1)
-                                cap = limit + 1;
-                        if (len == cap)
-                                return -EFBIG;
-                        b = realloc(buf, cap);
-                        if (!b)
-                                return -ENOMEM;
-                        buf = b;
-                }
-                k = read(fd, buf + len, cap - len);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return -errno;
-                if (k == 0)
-                        break;
-                len += (size_t) k;
-        }
-        if (len > limit)
-                return -EFBIG;
-        *ret = TAKE_PTR(buf);
-        *ret_len = len;
-        return 0;
 }
 
 static int load_fd(RuleSet *rs, int fd, const char *path, ConfPermMode mode, DiagList *diags) {
@@ -84,7 +50,7 @@ static int load_fd(RuleSet *rs, int fd, const char *path, ConfPermMode mode, Dia
                 return -EFBIG;
         }
         /* the size is checked again while reading: the file may grow under us */
-        r = read_full_fd(fd, CONF_FILE_MAX, &buf, &len);
+        r = read_full_fd(fd, CONF_FILE_MAX, NULL, &buf, &len);
         if (r == -EFBIG)
                 diag_add(diags, DIAG_ERROR, path, 0, "larger than %u MiB; refused", CONF_FILE_MAX >> 20);
         else if (r < 0)

@@ -45,6 +45,4 @@ int conf_list_dir(const char *dir, ConfPermMode mode, char ***ret_paths, size_t 
  * (<0) but still reads everything else so every problem is reported. */
 int conf_load(RuleSet *rs, const ConfPaths *paths, ConfPermMode mode, DiagList *diags);
 void conf_paths_fill_defaults(ConfPaths *p);
-/* Reads fd to its end, at most limit bytes (-EFBIG beyond). */
-int read_full_fd(int fd, size_t limit, char **ret, size_t *ret_len);
 void strv_free(char **v, size_t n);

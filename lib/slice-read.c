@@ -9,6 +9,7 @@
 
 #include "cpu-value.h"
 #include "macro.h"
+#include "read-file.h"
 #include "slice-read.h"
 
 /* A control file the kernel may not offer here: absent (NULL) rather than an error. */
@@ -100,21 +101,16 @@ static void read_stats(Cgfs *c, int cpu_fd, int acct_fd, SliceInfo *s) {
 }
 
 static void read_comm(pid_t pid, char **ret) {
-        char path[64], buf[64];
         _cleanup_close_ int fd = -EBADF;
-        ssize_t k;
+        char path[64];
 
         *ret = NULL;
         snprintf(path, sizeof path, "/proc/%d/comm", (int) pid);
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
+        /* the kernel keeps 16 bytes of a name: more is not a comm file */
+        if (fd < 0 || read_full_fd(fd, 64, NULL, ret, NULL) < 0)
                 return;
-        k = read(fd, buf, sizeof buf - 1);
-        if (k <= 0)
-                return;
-        buf[k] = '\0';
-        buf[strcspn(buf, "\n")] = '\0';
-        *ret = strdup(buf);
+        (*ret)[strcspn(*ret, "\n")] = '\0';
 }
 
 static int read_scope(Cgfs *c, int slice_fd, const char *name, SliceReadFlags flags, ScopeInfo *ret) {

@@ -79,6 +79,13 @@ int backend_open(SliceBackend *ret, const SliceTarget *t, CsError *e) {
         return 0;
 }
 
+int backend_open_or_log(SliceBackend *ret, const SliceTarget *t) {
+        CsError e = {};
+        int r = backend_open(ret, t, &e);
+
+        return r < 0 ? log_error(r, "%s", cs_error_text(&e, r)) : 0;
+}
+
 void backend_close(SliceBackend *b) {
         if (b->ops)
                 b->ops->close(b);

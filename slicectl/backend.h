@@ -33,6 +33,11 @@ struct SliceBackend {
 
 /* From --backend, --cgroup-root, --parent and --cgroup-layout. */
 int backend_open(SliceBackend *ret, const SliceTarget *t, CsError *e);
+/* backend_open() for a verb: a failure is logged as one line, and returned. */
+int backend_open_or_log(SliceBackend *ret, const SliceTarget *t);
 void backend_close(SliceBackend *b);
+static inline void backend_closep(SliceBackend *b) {
+        backend_close(b);
+}
 /* status on a systemd host: systemd's own view of the slice and the drop-ins it comes from */
 void backend_print_manager_view(const SliceBackend *b, uid_t uid);

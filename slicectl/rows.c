@@ -147,6 +147,13 @@ fail:
         return r;
 }
 
+int rows_collect_or_log(SliceBackend *b, Sampler *s, SliceReadFlags flags, Rows *ret) {
+        CsError e = {};
+        int r = rows_collect(b, s, &arg_conf, flags, ret, &e);
+
+        return r < 0 ? log_error(r, "reading the user slices: %s", cs_error_text(&e, r)) : 0;
+}
+
 void rows_done(Rows *r) {
         for (size_t i = 0; i < r->n; i++) {
                 slice_info_done(&r->rows[i].info);

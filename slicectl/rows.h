@@ -38,6 +38,8 @@ typedef struct Sampler {
 
 /* conf: the config, read only to sharpen the v1 weight (a config we cannot read is no error here) */
 int rows_collect(SliceBackend *b, Sampler *s, const ConfPaths *conf, SliceReadFlags flags, Rows *ret, CsError *e);
+/* rows_collect() for a verb, with --conf and friends: a failure is logged as one line, and returned. */
+int rows_collect_or_log(SliceBackend *b, Sampler *s, SliceReadFlags flags, Rows *ret);
 void rows_done(Rows *r);
 void sampler_done(Sampler *s);
 

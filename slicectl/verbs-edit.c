@@ -15,10 +15,6 @@
 
 #define SHADOW_REPORT_MAX 10
 
-static void backend_closep(SliceBackend *b) {
-        backend_close(b);
-}
-
 static const char *edit_dir(void) {
         ConfPaths p = conf_paths();
 
@@ -420,9 +416,9 @@ int verb_gc(int argc, char **argv) {
         r = require_root("gc", "removes cgroups");
         if (r < 0)
                 return r;
-        r = backend_open(&b, &arg_target, &e);
+        r = backend_open_or_log(&b, &arg_target);
         if (r < 0)
-                return log_error(r, "%s", cs_error_text(&e, r));
+                return r;
         r = b.ops->read_all(&b, SLICE_READ_SCOPES, &before, &e);
         if (r >= 0)
                 r = b.ops->gc(&b, &e);

@@ -151,9 +151,8 @@ static int make_labels(Metrics *m) {
 static int metrics_collect(Metrics *m) {
         _cleanup_(diag_list_done) DiagList d = {};
         char *check_argv[] = { "check", NULL };
-        SliceBackend b = {};
+        _cleanup_(backend_closep) SliceBackend b = {};
         struct timespec ts;
-        CsError e = {};
         int r;
 
         r = check_collect(1, check_argv, &d);
@@ -161,15 +160,14 @@ static int metrics_collect(Metrics *m) {
                 return r;
         m->config_errors = diag_count(&d, DIAG_ERROR);
 
-        r = backend_open(&b, &arg_target, &e);
+        r = backend_open_or_log(&b, &arg_target);
         if (r < 0)
-                return log_error(r, "%s", cs_error_text(&e, r));
+                return r;
         clock_gettime(CLOCK_REALTIME, &ts);
         m->now_usec = (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-        r = rows_collect(&b, NULL, &arg_conf, 0, &m->rows, &e);
-        backend_close(&b);
+        r = rows_collect_or_log(&b, NULL, 0, &m->rows);
         if (r < 0)
-                return log_error(r, "reading the user slices: %s", cs_error_text(&e, r));
+                return r;
         r = make_labels(m);
         return r < 0 ? log_error(r, "out of memory") : 0;
 }

@@ -21,28 +21,6 @@
 #include "json-out.h"
 #include "table.h"
 
-static void backend_closep(SliceBackend *b) {
-        backend_close(b);
-}
-
-static int open_backend(SliceBackend *b) {
-        CsError e = {};
-        int r = backend_open(b, &arg_target, &e);
-
-        if (r < 0)
-                return log_error(r, "%s", cs_error_text(&e, r));
-        return 0;
-}
-
-static int collect(SliceBackend *b, Sampler *s, SliceReadFlags flags, Rows *ret) {
-        CsError e = {};
-        int r = rows_collect(b, s, &arg_conf, flags, ret, &e);
-
-        if (r < 0)
-                return log_error(r, "reading the user slices: %s", cs_error_text(&e, r));
-        return 0;
-}
-
 /* list and top: the columns asked for, and the slices to fill them from */
 static int table_setup(TableControl *ctl, SliceBackend *b) {
         int r;
@@ -55,7 +33,7 @@ static int table_setup(TableControl *ctl, SliceBackend *b) {
                 .sort = arg_sort,
         };
         r = table_control_setup(ctl);
-        return r < 0 ? r : open_backend(b);
+        return r < 0 ? r : backend_open_or_log(b, &arg_target);
 }
 
 int verb_list(int argc, char **argv) {
@@ -70,7 +48,7 @@ int verb_list(int argc, char **argv) {
         r = table_setup(&ctl, &b);
         if (r < 0)
                 return r;
-        r = collect(&b, &s, 0, &rows);
+        r = rows_collect_or_log(&b, &s, 0, &rows);
         if (r < 0)
                 return r;
         rows_sort(&ctl, &rows);
@@ -164,7 +142,7 @@ int verb_top(int argc, char **argv) {
         for (unsigned i = 1;; i++) {
                 _cleanup_(rows_done) Rows rows = {};
 
-                r = collect(&b, &s, 0, &rows);
+                r = rows_collect_or_log(&b, &s, 0, &rows);
                 if (r < 0)
                         break;
                 rows_sort(&ctl, &rows);
@@ -398,7 +376,7 @@ int verb_status(int argc, char **argv) {
         r = resolve_one_user("status", argc, argv, &u, &rs, &res);
         if (r < 0)
                 return r;
-        r = open_backend(&b);
+        r = backend_open_or_log(&b, &arg_target);
         if (r < 0)
                 return r;
         r = b.ops->read_one(&b, u.uid, SLICE_READ_PROCS, &info, &e);

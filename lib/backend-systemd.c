@@ -87,7 +87,6 @@ static int bus_address(const char *socket_path, char *buf, size_t n) {
 static int bus_open(const char *socket_path, uint64_t deadline, sd_bus **ret, CsError *e) {
         _cleanup_bus_close_ sd_bus *bus = NULL;
         char address[BUS_ADDRESS_MAX];
-        uint64_t now = now_usec();
         int r;
 
         r = bus_address(socket_path, address, sizeof address);
@@ -102,7 +101,7 @@ static int bus_open(const char *socket_path, uint64_t deadline, sd_bus **ret, Cs
         if (r >= 0)
                 r = sd_bus_set_bus_client(bus, 1);
         if (r >= 0) /* sd-bus's own default comes from $SYSTEMD_BUS_TIMEOUT: never consulted */
-                r = sd_bus_set_method_call_timeout(bus, deadline > now ? deadline - now : 1);
+                r = sd_bus_set_method_call_timeout(bus, usec_left(deadline));
         if (r >= 0)
                 r = sd_bus_start(bus);
         if (r < 0)
@@ -143,18 +142,18 @@ static bool call_done(sd_bus *bus, void *userdata) {
 /* r < 0 with c->error set when systemd answered with an error */
 static int bus_call(sd_bus *bus, sd_bus_message *m, uint64_t deadline, const char *what, BusCall *c, CsError *e) {
         _cleanup_bus_slot_ sd_bus_slot *slot = NULL;
-        uint64_t now = now_usec();
         int r;
 
         *c = (BusCall) { .error = SD_BUS_ERROR_NULL };
-        r = sd_bus_call_async(bus, &slot, m, on_reply, c, deadline > now ? deadline - now : 1);
+        r = sd_bus_call_async(bus, &slot, m, on_reply, c, usec_left(deadline));
         if (r < 0)
                 return cs_error(e, r, "%s: %m", what);
         r = bus_run_until(bus, call_done, c, deadline, what, e);
         if (r < 0)
                 return r;
         if (sd_bus_error_is_set(&c->error))
-                return cs_error(e, sd_bus_error_get_errno(&c->error), "%s: %s", what, c->error.message ? c->error.message : c->error.name);
+                return cs_error(e, sd_bus_error_get_errno(&c->error), "%s: %s", what,
+                                c->error.message ? c->error.message : c->error.name);
         return 0;
 }
 

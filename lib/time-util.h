@@ -24,3 +24,9 @@ static inline void sleep_usec(uint64_t usec) {
         while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
                 ;
 }
+
+/* What is left until deadline, at least 1 µs: sd-bus reads a timeout of 0 as "its own default" */
+static inline uint64_t usec_left(uint64_t deadline) {
+        uint64_t now = now_usec();
+        return deadline > now ? deadline - now : 1;
+}

@@ -259,6 +259,13 @@ static int apply_cgroupfs(Login *l) {
         r = slice_target_open_cgfs(&l->args.target, NULL, &c, &e);
         if (r >= 0)
                 r = cgfs_open_session(&c, l->user.uid, session_id(l), getpid(), &k, &st->s, &e);
+        if (r >= 0 && !st->s.scope[0]) {
+                if (l->args.debug)
+                        pam_syslog(l->h, LOG_DEBUG, "%s: already in user-%u.slice; left where it is", l->user_esc,
+                                   (unsigned) l->user.uid);
+                session_free(l->h, st, 0);
+                return PAM_SUCCESS;
+        }
         if (r >= 0 && cgroup_layout_copy(&st->layout, &c.layout) < 0) {
                 (void) cgfs_close_session(&c, &st->s, getpid(), NULL);
                 r = cs_error(&e, -ENOMEM, "out of memory");
@@ -266,13 +273,6 @@ static int apply_cgroupfs(Login *l) {
         if (r < 0) {
                 session_free(l->h, st, 0);
                 return fail(l, "%s", cs_error_text(&e, r));
-        }
-        if (!st->s.scope[0]) {
-                if (l->args.debug)
-                        pam_syslog(l->h, LOG_DEBUG, "%s: already in user-%u.slice; left where it is", l->user_esc,
-                                   (unsigned) l->user.uid);
-                session_free(l->h, st, 0);
-                return PAM_SUCCESS;
         }
         if (l->args.debug)
                 pam_syslog(l->h, LOG_DEBUG, "%s: joined %s in user-%u.slice", l->user_esc, st->s.scope,

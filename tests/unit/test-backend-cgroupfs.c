@@ -108,10 +108,18 @@ static int teardown(void **state) {
         return 0;
 }
 
+/* the fixture's path for REL; a test path that does not fit is the test's bug */
+static char *fx_path(Fx *f, const char *rel, char *p, size_t n) {
+        int k = snprintf(p, n, "%s/%s", f->root, rel);
+
+        assert_true(k > 0 && (size_t) k < n);
+        return p;
+}
+
 static void mkdir_p(Fx *f, const char *rel) {
         char p[1024];
 
-        snprintf(p, sizeof p, "%s/%s", f->root, rel);
+        fx_path(f, rel, p, sizeof p);
         for (char *s = p + strlen(f->root) + 1; *s; s++)
                 if (*s == '/') {
                         *s = '\0';
@@ -124,7 +132,7 @@ static void mkdir_p(Fx *f, const char *rel) {
 static void put(Fx *f, const char *rel, const char *text) {
         char p[1024];
 
-        snprintf(p, sizeof p, "%s/%s", f->root, rel);
+        fx_path(f, rel, p, sizeof p);
         FILE *fp = fopen(p, "we");
         assert_non_null(fp);
         fputs(text, fp);
@@ -136,7 +144,7 @@ static char *get(Fx *f, const char *rel) {
         int fd;
         char *text;
 
-        snprintf(p, sizeof p, "%s/%s", f->root, rel);
+        fx_path(f, rel, p, sizeof p);
         fd = open(p, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return NULL;
@@ -149,7 +157,7 @@ static bool exists(Fx *f, const char *rel) {
         char p[1024];
         struct stat st;
 
-        snprintf(p, sizeof p, "%s/%s", f->root, rel);
+        fx_path(f, rel, p, sizeof p);
         return lstat(p, &st) == 0;
 }
 

@@ -18,6 +18,10 @@
  *       connection, one SetUnitProperties(user-UID.slice, runtime, CPUWeight, CPUQuotaPerSecUSec,
  *       CPUQuotaPeriodUSec=infinity); hold; close. libsystemd is dlopen()ed in the timed part
  *       (pam_systemd.so does not link it, the module's plugin loads it the same way)
+ *   fresh-login split CONFDIR FIRST SECOND USER HOLD_MS
+ *       two PAM handles in one process: FIRST opened (pam_systemd alone), then SECOND (the module
+ *       alone) loaded and opened, each timed: the module's own part of a login inside the same
+ *       process, as its line after pam_systemd's in one stack would do it; hold; close both
  *   fresh-login phases MODULE CONF USER PARENT HOLD_MS
  *       pam_cpuslice's own steps through its library, each timed: dlopen of the module, config +
  *       NSS, layout detection, slice mkdir + settings, scope + moves; hold; close
@@ -66,6 +70,35 @@ static int run_pam(char **argv) {
         pam_end(h, PAM_SUCCESS);
         t4 = now_usec();
         printf("load=%" PRIu64 " open=%" PRIu64 " close=%" PRIu64 "\n", t1 - t0, t2 - t1, t4 - t3);
+        return 0;
+}
+
+static int run_split(char **argv) {
+        struct pam_conv conv = { null_conv, NULL };
+        pam_handle_t *h1 = NULL, *h2 = NULL;
+        uint64_t t0 = now_usec(), t1, t2, t3, t4, t5, t6;
+
+        if (pam_start_confdir(argv[1], argv[3], &conv, argv[0], &h1) != PAM_SUCCESS)
+                return 2;
+        t1 = now_usec();
+        if (pam_open_session(h1, 0) != PAM_SUCCESS)
+                return 3;
+        t2 = now_usec();
+        if (pam_start_confdir(argv[2], argv[3], &conv, argv[0], &h2) != PAM_SUCCESS)
+                return 2;
+        t3 = now_usec();
+        if (pam_open_session(h2, 0) != PAM_SUCCESS)
+                return 3;
+        t4 = now_usec();
+        sleep_usec((uint64_t) atol(argv[4]) * 1000);
+        t5 = now_usec();
+        if (pam_close_session(h2, 0) != PAM_SUCCESS || pam_close_session(h1, 0) != PAM_SUCCESS)
+                return 4;
+        pam_end(h2, PAM_SUCCESS);
+        pam_end(h1, PAM_SUCCESS);
+        t6 = now_usec();
+        printf("load=%" PRIu64 " pam_open=%" PRIu64 " load2=%" PRIu64 " open2=%" PRIu64 " open=%" PRIu64
+               " close=%" PRIu64 "\n", t1 - t0, t2 - t1, t3 - t2, t4 - t3, t4 - t1, t6 - t5);
         return 0;
 }
 
@@ -325,6 +358,8 @@ int main(int argc, char **argv) {
                 return run_phases(argv + 2);
         if (argc == 4 && strcmp(argv[1], "floor2") == 0)
                 return run_floor2(argv + 2);
+        if (argc == 7 && strcmp(argv[1], "split") == 0)
+                return run_split(argv + 2);
         if (argc == 8 && strcmp(argv[1], "setprops") == 0)
                 return run_setprops(argv + 2);
         fprintf(stderr, "usage: see the head of bench/fresh-login.c\n");

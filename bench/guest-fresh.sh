@@ -7,7 +7,9 @@
 #
 #   systemd-v2  second: the user already has a session (its slice and user@.service run):
 #                 permit (pam_permit), sd (pam_systemd), setprops (pam_systemd + a bare
-#                 SetUnitProperties), sdcs (pam_systemd + pam_cpuslice, systemd backend)
+#                 SetUnitProperties), sdcs (pam_systemd + pam_cpuslice, systemd backend), split
+#                 (pam_systemd, then the module in a second PAM handle of the same process, each
+#                 timed)
 #               first:  the same, each login by a user who never logged in (slice and user manager
 #                 started by that login)
 #               fdm-off / fdm-on: floor2 (raw cgroup2 syscalls), sd, sdcs without and with the
@@ -59,7 +61,7 @@ install_packages --own-stack || exit 1
 install -m 755 "$S/fresh-login" /usr/local/bin/fresh-login
 # one user who stays logged in (uid 3000), and users who never logged in before, one per login
 useradd -M -N -u 3000 -s /bin/sh fresh
-FIRST_KINDS=(sd setprops sdcs)
+FIRST_KINDS=(sd setprops sdcs split)
 if [ $SYSTEMD = 1 ]; then
         for i in $(seq $((FIRST_ROUNDS * ${#FIRST_KINDS[@]}))); do
                 useradd -M -N -u $((3000 + i)) -s /bin/sh "fresh$i"
@@ -80,6 +82,7 @@ echo +cpu > $CG/fresh-floor/cgroup.subtree_control
 login() { # login KIND USER: one fresh login, its line to stdout
         case $1 in
         floor2) fresh-login floor2 $CG/fresh-floor "$HOLD_MS" ;;
+        split) fresh-login split "$D/pam.d" sd cs "$2" "$HOLD_MS" ;;
         setprops) fresh-login setprops "$D/pam.d" setprops "$2" "$HOLD_MS" $WEIGHT $QUOTA_PER_SEC ;;
         *) fresh-login pam "$D/pam.d" "$1" "$2" "$HOLD_MS" ;;
         esac
@@ -129,7 +132,7 @@ if [ $SYSTEMD = 1 ]; then
         systemctl -q is-active user@3000.service || { echo "guest-fresh: user@3000.service did not start"; exit 1; }
         wait_quiet
         meta second.load_start "$(loadavg)"
-        rounds second "$ROUNDS" fresh permit sd setprops sdcs
+        rounds second "$ROUNDS" fresh permit sd setprops sdcs split
         meta second.load_end "$(loadavg)"
         props=$(systemctl show -p CPUWeight,CPUQuotaPerSecUSec user-3000.slice | paste -sd' ')
         echo "user-3000.slice: $props; kernel: $(cat $CG/user.slice/user-3000.slice/cpu.weight)" \

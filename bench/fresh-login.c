@@ -92,7 +92,10 @@ static int run_split(char **argv) {
         t4 = now_usec();
         sleep_usec((uint64_t) atol(argv[4]) * 1000);
         t5 = now_usec();
-        if (pam_close_session(h2, 0) != PAM_SUCCESS || pam_close_session(h1, 0) != PAM_SUCCESS)
+        /* the module alone in a stack answers PAM_IGNORE at close on systemd (nothing of its own to
+         * undo), which libpam reports as a failure of that stack: only pam_systemd's close counts */
+        (void) pam_close_session(h2, 0);
+        if (pam_close_session(h1, 0) != PAM_SUCCESS)
                 return 4;
         pam_end(h2, PAM_SUCCESS);
         pam_end(h1, PAM_SUCCESS);

@@ -97,7 +97,8 @@ rounds() { # rounds PHASE N USER|new KIND...: N interleaved rounds, each kind on
                         user=$who
                         [ "$who" = new ] && NEW=$((NEW + 1)) && user=fresh$NEW
                         sleep "$GAP"
-                        login "$k" "$user" >> "$RAW/$ENV-$phase-$k" || { echo "$phase: $k login failed"; exit 1; }
+                        # a failed kind loses its rows (the report says so), not the whole run
+                        login "$k" "$user" >> "$RAW/$ENV-$phase-$k" || meta "failed.$phase.$k" "status $? (round $r)"
                 done
         done
 }

@@ -181,6 +181,10 @@ def main():
     for name in a.envs:
         e = Env(a.dir, name)
         out += ["", "## %s" % name, "", e.header()]
+        failed = sorted(k for k in e.meta if k.startswith("failed."))
+        if failed:
+            out += ["", "**Failed logins** (their rows are missing): " +
+                    "; ".join("%s: %s" % (k[len("failed."):], e.meta[k]) for k in failed)]
         if name.startswith("systemd"):
             out += systemd_phase(e, "second", "A user already logged in (a second session: slice and user manager "
                                  "running)", ["permit", "sd", "setprops", "sdcs", "split"])

@@ -136,12 +136,16 @@ def systemd_phase(e, phase, title, kinds):
                 ms(mb - mc), ms(med(b, "load")), ms(med(c, "load")), ratio(mb, mc), ratio(mb, ma),
                 ms(med(b, "close")), ms(med(c, "close")), ms(med(a, "close")))]
     s = e.rows(phase, "split")
-    mod, bare = med(summed(s, ["load2", "open2"], "x"), "x"), med(summed(c, ["libload", "call"], "x"), "x")
+    mod, bare = med(s, "open2"), med(summed(c, ["libload", "call"], "x"), "x")
     if None not in (mod, bare):
-        out += ["- Inside the process, without the noise of pam_systemd's own open: the module (pam_start of its "
-                "handle, which loads it, + its open) **%s** against the bare call's (libsystemd loaded + connect + "
-                "SetUnitProperties) %s: **%s** of the module's own (medians; pam_systemd's open in the same "
-                "processes %s)." % (ms(mod), ms(bare), ms(mod - bare), ms(med(s, "pam_open")))]
+        out += ["- Inside the process, without the noise of pam_systemd's own open (b'): the module's open **%s** "
+                "against the bare call's (libsystemd loaded + connect + SetUnitProperties) %s: **%s** of its own "
+                "(%s of the bare call). A second handle's pam_start (libpam's stack parse + the module's dlopen) "
+                "%s, against pam_permit's whole pam_start %s; in one stack the module's line adds (b) − (a) = %s "
+                "to pam_start. pam_systemd's open in the same processes: %s (medians)." % (
+                    ms(mod), ms(bare), ms(mod - bare), ratio(mod, bare), ms(med(s, "load2")),
+                    ms(med(e.rows(phase, "permit"), "load")), ms(med(b, "load") - med(a, "load")),
+                    ms(med(s, "pam_open")))]
     return out
 
 
@@ -163,6 +167,13 @@ def fdm_table(e, kinds):
     if fl_off and fl_on:
         out += ["", "The floor's move into its scope alone (the write of the pid to cgroup.procs): %s without, %s "
                     "with favordynmods (medians)." % (ms(med(fl_off, "moves")), ms(med(fl_on, "moves")))]
+    own = {}
+    for mode in ("off", "on"):
+        cs, pe, fl = (med(e.rows("fdm-" + mode, k), "open") for k in ("cs", "permit", "floor2"))
+        own[mode] = None if None in (cs, pe, fl) else cs - fl - pe
+    if None not in own.values():
+        out += ["", "pam_cpuslice's own part of an open (its open − the floor − pam_permit): %s without, %s with "
+                    "favordynmods." % (ms(own["off"]), ms(own["on"]))]
     return out
 
 

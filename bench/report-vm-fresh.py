@@ -95,7 +95,7 @@ class Env:
         h = self.host
         return ("Host: load %s at the start, %s at the end, the rest of the host used %s CPUs on average during the "
                 "%s s VM run (%s CPUs, kernel %s, %s, TCG). Guest: kernel %s, %d vCPUs%s; cgroup2 mount `%s`." % (
-                    h.get("host.load_start"), h.get("host.load_end"), h.get("host.other_cpus"), h.get("host.vm_secs"),
+                    h.get("host.load_start"), h.get("host.load_end"), "%.2f" % max(0.0, float(h.get("host.other_cpus", "0"))), h.get("host.vm_secs"),
                     h.get("host.nproc"), h.get("host.kernel"), h.get("host.qemu"), self.meta.get("kernel"),
                     self.nproc, ", " + self.meta["systemd"] if "systemd" in self.meta else "",
                     self.meta.get("mount")))
@@ -127,6 +127,11 @@ def systemd_phase(e, phase, title, kinds):
     ma, mb, mc = med(a, "open"), med(b, "open"), med(c, "open")
     if None in (ma, mb, mc):
         return out
+    # p90, or with fewer logins the slowest one
+    spread = max(((p90(r, "open") or max(x["open"] for x in r)) - med(r, "open")) for r in (a, b, c))
+    noise = (" A difference below the opens' own spread (p90 or max − median, up to %s here) is noise: pam_systemd's "
+             "open varies more from login to login than these differences; the in-process line below is the "
+             "figure to trust." % ms(spread)) if spread else ""
     out += ["",
             "- The D-Bus call itself, (c) − (a): **%s** of open (%s over pam_systemd alone); timed inside the "
             "process: loading libsystemd %s, connecting + SetUnitProperties %s (medians)." % (
@@ -134,7 +139,7 @@ def systemd_phase(e, phase, title, kinds):
             "- pam_cpuslice's own part, (b) − (c): **%s** of open (the module's pam_start load is in the pam_start "
             "column: %s against %s); (b) is %s of (c) and %s of pam_systemd alone. Close: (b) %s, (c) %s, (a) %s." % (
                 ms(mb - mc), ms(med(b, "load")), ms(med(c, "load")), ratio(mb, mc), ratio(mb, ma),
-                ms(med(b, "close")), ms(med(c, "close")), ms(med(a, "close")))]
+                ms(med(b, "close")), ms(med(c, "close")), ms(med(a, "close"))) + noise]
     s = e.rows(phase, "split")
     mod, bare = med(s, "open2"), med(summed(c, ["libload", "call"], "x"), "x")
     if None not in (mod, bare):

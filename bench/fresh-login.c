@@ -8,20 +8,38 @@
  *   fresh-login floor CPU_PARENT ACCT_PARENT|- HOLD_MS
  *       the kernel work of one session, nothing else: mkdir slice and scope, the three v1
  *       settings, move in (cpu and mirror); hold; move back, rmdir
+ *   fresh-login floor2 PARENT HOLD_MS
+ *       the same on cgroup2 (mounted at /sys/fs/cgroup; PARENT has +cpu): mkdir slice, +cpu in
+ *       its subtree, mkdir scope, cpu.weight and cpu.max, move in; hold; move back to where the
+ *       process was, rmdir — what the cgroupfs backend does on a v2 host
+ *   fresh-login setprops CONFDIR SERVICE USER HOLD_MS WEIGHT QUOTA_PER_SEC_USEC
+ *       pam_open_session of SERVICE (pam_systemd alone), then what the systemd backend asks of
+ *       PID 1 with nothing of the module around it: libsystemd loaded, a private system bus
+ *       connection, one SetUnitProperties(user-UID.slice, runtime, CPUWeight, CPUQuotaPerSecUSec,
+ *       CPUQuotaPeriodUSec=infinity); hold; close. libsystemd is dlopen()ed in the timed part
+ *       (pam_systemd.so does not link it, the module's plugin loads it the same way)
+ *   fresh-login split CONFDIR FIRST SECOND USER HOLD_MS
+ *       two PAM handles in one process: FIRST opened (pam_systemd alone), then SECOND (the module
+ *       alone) loaded and opened, each timed: the module's own part of a login inside the same
+ *       process, as its line after pam_systemd's in one stack would do it; hold; close both
  *   fresh-login phases MODULE CONF USER PARENT HOLD_MS
  *       pam_cpuslice's own steps through its library, each timed: dlopen of the module, config +
  *       NSS, layout detection, slice mkdir + settings, scope + moves; hold; close
  *
  * Prints one line of "name=µs" fields. */
 #include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <security/pam_appl.h>
+#include <systemd/sd-bus.h>
 
 #include "backend-cgroupfs.h"
 #include "conf.h"
@@ -52,6 +70,38 @@ static int run_pam(char **argv) {
         pam_end(h, PAM_SUCCESS);
         t4 = now_usec();
         printf("load=%" PRIu64 " open=%" PRIu64 " close=%" PRIu64 "\n", t1 - t0, t2 - t1, t4 - t3);
+        return 0;
+}
+
+static int run_split(char **argv) {
+        struct pam_conv conv = { null_conv, NULL };
+        pam_handle_t *h1 = NULL, *h2 = NULL;
+        uint64_t t0 = now_usec(), t1, t2, t3, t4, t5, t6;
+
+        if (pam_start_confdir(argv[1], argv[3], &conv, argv[0], &h1) != PAM_SUCCESS)
+                return 2;
+        t1 = now_usec();
+        if (pam_open_session(h1, 0) != PAM_SUCCESS)
+                return 3;
+        t2 = now_usec();
+        if (pam_start_confdir(argv[2], argv[3], &conv, argv[0], &h2) != PAM_SUCCESS)
+                return 2;
+        t3 = now_usec();
+        if (pam_open_session(h2, 0) != PAM_SUCCESS)
+                return 3;
+        t4 = now_usec();
+        sleep_usec((uint64_t) atol(argv[4]) * 1000);
+        t5 = now_usec();
+        /* the module alone in a stack answers PAM_IGNORE at close on systemd (nothing of its own to
+         * undo), which libpam reports as a failure of that stack: only pam_systemd's close counts */
+        (void) pam_close_session(h2, 0);
+        if (pam_close_session(h1, 0) != PAM_SUCCESS)
+                return 4;
+        pam_end(h2, PAM_SUCCESS);
+        pam_end(h1, PAM_SUCCESS);
+        t6 = now_usec();
+        printf("load=%" PRIu64 " pam_open=%" PRIu64 " load2=%" PRIu64 " open2=%" PRIu64 " open=%" PRIu64
+               " close=%" PRIu64 "\n", t1 - t0, t2 - t1, t3 - t2, t4 - t3, t4 - t1, t6 - t5);
         return 0;
 }
 
@@ -171,6 +221,137 @@ static int run_phases(char **argv) {
         return 0;
 }
 
+/* The cgroup the process is in now (v2: the "0::" line), as a path below /sys/fs/cgroup. */
+static int own_cgroup(char *buf, size_t n) {
+        char line[512];
+        FILE *f = fopen("/proc/self/cgroup", "re");
+        int r = -ENOENT;
+
+        if (!f)
+                return -errno;
+        while (fgets(line, sizeof line, f))
+                if (strncmp(line, "0::", 3) == 0) {
+                        line[strcspn(line, "\n")] = '\0';
+                        snprintf(buf, n, "/sys/fs/cgroup%s", line + 3);
+                        r = 0;
+                }
+        fclose(f);
+        return r;
+}
+
+static int run_floor2(char **argv) {
+        const char *slice = "user-59998.slice", *scope = "user-59998.slice/session-fresh.scope";
+        uint64_t t0, t1, t2, t3, t4;
+        char pid[32], home[PATH_MAX];
+        int dfd, hfd;
+
+        if (own_cgroup(home, sizeof home) < 0 || (hfd = open(home, O_DIRECTORY | O_RDONLY | O_CLOEXEC)) < 0) {
+                perror("own cgroup");
+                return 1;
+        }
+        snprintf(pid, sizeof pid, "%d\n", (int) getpid());
+        t0 = now_usec();
+        dfd = open(argv[0], O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+        if (dfd < 0 || mkdirat(dfd, slice, 0755) < 0) {
+                perror(argv[0]);
+                return 1;
+        }
+        write_at(dfd, "user-59998.slice/cgroup.subtree_control", "+cpu\n");
+        if (mkdirat(dfd, scope, 0755) < 0) {
+                perror(scope);
+                return 1;
+        }
+        write_at(dfd, "user-59998.slice/cpu.weight", "200\n");
+        write_at(dfd, "user-59998.slice/cpu.max", "150000 100000\n");
+        t1 = now_usec();
+        write_at(dfd, "user-59998.slice/session-fresh.scope/cgroup.procs", pid);
+        t2 = now_usec();
+        sleep_usec((uint64_t) atol(argv[1]) * 1000);
+        t3 = now_usec();
+        write_at(hfd, "cgroup.procs", pid);
+        unlinkat(dfd, scope, AT_REMOVEDIR);
+        unlinkat(dfd, slice, AT_REMOVEDIR);
+        t4 = now_usec();
+        close(dfd);
+        close(hfd);
+        printf("setup=%" PRIu64 " moves=%" PRIu64 " open=%" PRIu64 " close=%" PRIu64 "\n", t1 - t0, t2 - t1, t2 - t0,
+               t4 - t3);
+        return 0;
+}
+
+/* libsystemd's sd-bus, loaded at run time as the module's plugin loads it */
+typedef struct SdBus {
+        void *lib;
+        typeof(sd_bus_open_system) *open_system;
+        typeof(sd_bus_call_method) *call_method;
+        typeof(sd_bus_flush_close_unref) *flush_close_unref;
+        typeof(sd_bus_error_free) *error_free;
+} SdBus;
+
+static int sdbus_load(SdBus *b) {
+        b->lib = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
+        if (!b->lib)
+                return -ENOENT;
+        b->open_system = dlsym(b->lib, "sd_bus_open_system");
+        b->call_method = dlsym(b->lib, "sd_bus_call_method");
+        b->flush_close_unref = dlsym(b->lib, "sd_bus_flush_close_unref");
+        b->error_free = dlsym(b->lib, "sd_bus_error_free");
+        return b->open_system && b->call_method && b->flush_close_unref && b->error_free ? 0 : -ENOENT;
+}
+
+/* The call the systemd backend makes (lib/backend-systemd.c: build_set_properties), bare. */
+static int set_unit_properties(const SdBus *b, uid_t uid, uint64_t weight, uint64_t quota) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus *bus = NULL;
+        char unit[64];
+        int r;
+
+        snprintf(unit, sizeof unit, "user-%u.slice", (unsigned) uid);
+        r = b->open_system(&bus);
+        if (r < 0)
+                return r;
+        r = b->call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+                           "org.freedesktop.systemd1.Manager", "SetUnitProperties", &error, NULL, "sba(sv)", unit, 1,
+                           3, "CPUWeight", "t", weight, "CPUQuotaPerSecUSec", "t", quota, "CPUQuotaPeriodUSec", "t",
+                           UINT64_MAX);
+        if (r < 0)
+                fprintf(stderr, "SetUnitProperties(%s): %s\n", unit, error.message ? error.message : strerror(-r));
+        b->error_free(&error);
+        b->flush_close_unref(bus);
+        return r;
+}
+
+static int run_setprops(char **argv) {
+        struct pam_conv conv = { null_conv, NULL };
+        struct passwd *pw = getpwnam(argv[2]);
+        pam_handle_t *h = NULL;
+        SdBus b = {};
+        uint64_t t0 = now_usec(), t1, t2, t3, t4, t5, t6;
+
+        if (!pw || pam_start_confdir(argv[1], argv[2], &conv, argv[0], &h) != PAM_SUCCESS)
+                return 2;
+        t1 = now_usec();
+        if (pam_open_session(h, 0) != PAM_SUCCESS)
+                return 3;
+        t2 = now_usec();
+        if (sdbus_load(&b) < 0)
+                return 5;
+        t3 = now_usec();
+        if (set_unit_properties(&b, pw->pw_uid, strtoull(argv[4], NULL, 10), strtoull(argv[5], NULL, 10)) < 0)
+                return 6;
+        t4 = now_usec();
+        sleep_usec((uint64_t) atol(argv[3]) * 1000);
+        t5 = now_usec();
+        if (pam_close_session(h, 0) != PAM_SUCCESS)
+                return 4;
+        pam_end(h, PAM_SUCCESS);
+        t6 = now_usec();
+        printf("load=%" PRIu64 " pam_open=%" PRIu64 " libload=%" PRIu64 " call=%" PRIu64 " open=%" PRIu64
+               " close=%" PRIu64 "\n", t1 - t0, t2 - t1, t3 - t2, t4 - t3, t4 - t1, t6 - t5);
+        dlclose(b.lib);
+        return 0;
+}
+
 int main(int argc, char **argv) {
         if (argc == 6 && strcmp(argv[1], "pam") == 0)
                 return run_pam(argv + 2);
@@ -178,6 +359,12 @@ int main(int argc, char **argv) {
                 return run_floor(argv + 2);
         if (argc == 7 && strcmp(argv[1], "phases") == 0)
                 return run_phases(argv + 2);
+        if (argc == 4 && strcmp(argv[1], "floor2") == 0)
+                return run_floor2(argv + 2);
+        if (argc == 7 && strcmp(argv[1], "split") == 0)
+                return run_split(argv + 2);
+        if (argc == 8 && strcmp(argv[1], "setprops") == 0)
+                return run_setprops(argv + 2);
         fprintf(stderr, "usage: see the head of bench/fresh-login.c\n");
         return 64;
 }

@@ -1,0 +1,175 @@
+#!/bin/bash
+# bench/guest-fresh.sh — guest half of bench/vm-fresh: fresh logins in a throw-away VM
+# (tools/vm/run, systemd-v2 or nosd-v2), each one a new process (bench/fresh-login), GAP seconds
+# after the one before, the session held HOLD_MS, in interleaved rounds (each round rotates the
+# order, so drift hits every kind alike). Writes one line of name=µs fields per login to
+# /mnt/share/raw/ENV-PHASE-KIND, and the loads and mount options to /mnt/share/raw/ENV-meta.
+#
+#   systemd-v2  second: the user already has a session (its slice and user@.service run):
+#                 permit (pam_permit), sd (pam_systemd), setprops (pam_systemd + a bare
+#                 SetUnitProperties), sdcs (pam_systemd + pam_cpuslice, systemd backend), split
+#                 (pam_systemd, then the module in a second PAM handle of the same process, each
+#                 timed)
+#               first:  the same, each login by a user who never logged in (slice and user manager
+#                 started by that login)
+#               fdm-off / fdm-on: floor2 (raw cgroup2 syscalls), sd, sdcs without and with the
+#                 favordynmods mount option (remounted between rounds)
+#   nosd-v2     fdm-off / fdm-on: floor2, permit, cs (pam_cpuslice, cgroupfs backend)
+#
+# Params (/mnt/share/params): ROUNDS, FIRST_ROUNDS, FDM_ROUNDS, GAP, HOLD_MS.
+# Everything it changes (/etc, the cgroup2 mount, users) is in the guest, booted snapshot=on.
+set -euo pipefail
+ENV=${CPUSLICE_VM_ENV:?not running under tools/vm/run}
+S=${CPUSLICE_VM_SHARE:-/mnt/share}
+. "$S/params"
+D=/tmp/fresh
+RAW=$S/raw
+CG=/sys/fs/cgroup
+NPROC=$(nproc)
+WEIGHT=200 QUOTA_PER_SEC=1500000 # CPUWeight=200 CPUQuota=150%, for the module and the bare call
+. "$S/guest-lib.sh"
+HOLDER=
+cleanup() {
+        [ -n "$HOLDER" ] && kill "$HOLDER" 2> /dev/null
+        return 0
+}
+trap cleanup EXIT
+[ "$(id -u)" = 0 ] || { echo "guest-fresh: needs root"; exit 1; }
+mkdir -p "$D/pam.d" "$RAW"
+meta() { echo "$1=$2" >> "$RAW/$ENV-meta"; }
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+cg_mount() { # the cgroup2 mount's per-mount and superblock options, one line
+        awk '$5 == "/sys/fs/cgroup" { for (i = 7; $i != "-"; i++); print $6 " " $(i + 3) }' /proc/self/mountinfo
+}
+
+section "facts ($ENV, $(uname -r), $NPROC CPUs)"
+case "$ENV" in
+systemd-v2) SYSTEMD=1
+        echo "system: $(timeout 120 systemctl is-system-running --wait 2>&1 || true)"
+        meta systemd "$(systemctl --version | head -n1)" ;;
+nosd-v2) SYSTEMD=0 ;;
+*) echo "guest-fresh: $ENV is not measured (systemd-v2, nosd-v2)"; exit 1 ;;
+esac
+[ -f $CG/cgroup.controllers ] || { echo "guest-fresh: no cgroup2 at $CG"; exit 1; }
+meta kernel "$(uname -r)"
+meta nproc "$NPROC"
+meta mount "$(cg_mount)"
+echo "cgroup2 mount: $(cg_mount)"
+
+section "install"
+install_packages --own-stack || exit 1
+install -m 755 "$S/fresh-login" /usr/local/bin/fresh-login
+# one user who stays logged in (uid 3000), and users who never logged in before, one per login
+useradd -M -N -u 3000 -s /bin/sh fresh
+FIRST_KINDS=(sd setprops sdcs split)
+if [ $SYSTEMD = 1 ]; then
+        for i in $(seq $((FIRST_ROUNDS * ${#FIRST_KINDS[@]}))); do
+                useradd -M -N -u $((3000 + i)) -s /bin/sh "fresh$i"
+        done
+fi
+printf '%s\n' "3000:3999 CPUWeight=$WEIGHT CPUQuota=150%" > /etc/security/cpuslice.conf
+slicectl check > /dev/null || { echo "guest-fresh: slicectl check refuses the config"; exit 1; }
+printf 'session required pam_permit.so\n' > "$D/pam.d/permit"
+printf 'session required pam_systemd.so\n' > "$D/pam.d/sd"
+printf 'session required pam_systemd.so\nsession required pam_cpuslice.so\n' > "$D/pam.d/sdcs"
+printf 'session required pam_cpuslice.so\n' > "$D/pam.d/cs"
+cp "$D/pam.d/sd" "$D/pam.d/setprops"
+# the floor's parent, cpu enabled on the way (what the module's first login does for user.slice)
+echo +cpu > $CG/cgroup.subtree_control
+mkdir -p $CG/fresh-floor
+echo +cpu > $CG/fresh-floor/cgroup.subtree_control
+
+login() { # login KIND USER: one fresh login, its line to stdout
+        case $1 in
+        floor2) fresh-login floor2 $CG/fresh-floor "$HOLD_MS" ;;
+        split) fresh-login split "$D/pam.d" sd cs "$2" "$HOLD_MS" ;;
+        setprops) fresh-login setprops "$D/pam.d" setprops "$2" "$HOLD_MS" $WEIGHT $QUOTA_PER_SEC ;;
+        *) fresh-login pam "$D/pam.d" "$1" "$2" "$HOLD_MS" ;;
+        esac
+}
+rounds() { # rounds PHASE N USER|new KIND...: N interleaved rounds, each kind once per round
+        local phase=$1 n=$2 who=$3 r i k user; shift 3
+        local kinds=("$@") m=$#
+        echo "$phase: $n rounds of ${kinds[*]}, ${GAP}s apart, held ${HOLD_MS} ms; load $(loadavg)"
+        for r in $(seq 0 $((n - 1))); do
+                for i in $(seq 0 $((m - 1))); do
+                        k=${kinds[$(((i + r) % m))]}
+                        user=$who
+                        [ "$who" = new ] && NEW=$((NEW + 1)) && user=fresh$NEW
+                        sleep "$GAP"
+                        # a failed kind loses its rows (the report says so), not the whole run
+                        login "$k" "$user" >> "$RAW/$ENV-$phase-$k" || meta "failed.$phase.$k" "status $? (round $r)"
+                done
+        done
+}
+NEW=0
+set_fdm() { # set_fdm on|off: remount cgroup2 with or without favordynmods, keeping every other option
+        local vfs super opts
+        read -r vfs super <<< "$(cg_mount)"
+        opts=$(tr , '\n' <<< "$vfs,$super" | grep -vx -e rw -e favordynmods | paste -sd,)
+        [ "$1" = on ] && opts+=,favordynmods
+        # only the options given here: mount(8) would otherwise merge the current ones back in
+        mount --options-mode ignore -o "remount,$opts" $CG
+        case ",$(cg_mount | tr ' ' ,)," in
+        *,favordynmods,*) [ "$1" = on ] ;;
+        *) [ "$1" = off ] ;;
+        esac || { echo "guest-fresh: favordynmods $1 did not take: $(cg_mount)"; exit 1; }
+        [ "$(cg_mount | cut -d' ' -f1)" = "$vfs" ] || { echo "guest-fresh: remount changed $vfs to $(cg_mount)"; exit 1; }
+}
+wait_quiet() { # until the guest's 1-min load is below half its CPUs (boot and apt load it), at most 240 s
+        local t
+        for t in $(seq 240); do
+                is_true "$(cut -d' ' -f1 /proc/loadavg) < $NPROC / 2" && break
+                sleep 1
+        done
+        echo "quiet after ${t}s: load $(loadavg)"
+}
+
+if [ $SYSTEMD = 1 ]; then
+        section "second session: fresh is logged in already"
+        fresh-login pam "$D/pam.d" sd fresh 86400000 > /dev/null 2>&1 &
+        HOLDER=$!
+        for _ in $(seq 300); do systemctl -q is-active user@3000.service && break; sleep 0.2; done
+        systemctl -q is-active user@3000.service || { echo "guest-fresh: user@3000.service did not start"; exit 1; }
+        wait_quiet
+        meta second.load_start "$(loadavg)"
+        rounds second "$ROUNDS" fresh permit sd setprops sdcs split
+        meta second.load_end "$(loadavg)"
+        props=$(systemctl show -p CPUWeight,CPUQuotaPerSecUSec user-3000.slice | paste -sd' ')
+        echo "user-3000.slice: $props; kernel: $(cat $CG/user.slice/user-3000.slice/cpu.weight)" \
+                "$(cat $CG/user.slice/user-3000.slice/cpu.max)"
+        [ "$props" = "CPUWeight=$WEIGHT CPUQuotaPerSecUSec=1.500000s" ] || { echo "guest-fresh: settings not applied"; exit 1; }
+        meta second.props "$props"
+
+        section "first login: a user who never logged in, per login"
+        wait_quiet
+        meta first.load_start "$(loadavg)"
+        rounds first "$FIRST_ROUNDS" new "${FIRST_KINDS[@]}"
+        meta first.load_end "$(loadavg)"
+        meta first.props "$(systemctl show -p CPUWeight,CPUQuotaPerSecUSec user-$((3000 + NEW)).slice | paste -sd' ')"
+        FDM_KINDS=(floor2 sd sdcs) FDM_USER=fresh
+else
+        # no background session: the module makes and removes the slice each login, like the floor
+        FDM_KINDS=(floor2 permit cs) FDM_USER=fresh
+fi
+
+section "favordynmods: off and on in turn"
+wait_quiet
+meta fdm.load_start "$(loadavg)"
+for r in $(seq 0 $((FDM_ROUNDS - 1))); do
+        modes=(off on)
+        [ $((r % 2)) = 1 ] && modes=(on off)
+        for mode in "${modes[@]}"; do
+                set_fdm "$mode"
+                [ "$r" = 0 ] && meta "fdm.mount_$mode" "$(cg_mount)"
+                rounds "fdm-$mode" 1 "$FDM_USER" "${FDM_KINDS[@]}" > /dev/null
+        done
+done
+set_fdm off
+meta fdm.load_end "$(loadavg)"
+echo "favordynmods: $FDM_ROUNDS rounds each; load $(loadavg)"
+if [ $SYSTEMD = 1 ]; then
+        failed=$(systemctl --failed --plain --no-legend | grep -v '^$' || true)
+        [ -z "$failed" ] || echo "failed units: $failed"
+fi
+echo "guest-fresh: done"

@@ -10,8 +10,9 @@
  *       opens one session, runs CMD in it (the session's process is its parent, as with login),
  *       waits for it and closes the session; exits with CMD's status.
  *
- *   pam-bench --confdir DIR --service NAME --hold N --user-fmt FMT
- *       forks N children; child i opens a session for the user printf(FMT, i) and keeps it open.
+ *   pam-bench --confdir DIR --service NAME --hold N --user-prefix P
+ *       forks N children; child i opens a session for the user P followed by i in three digits
+ *       (csb-u007) and keeps it open.
  *       Prints "ready N" once all are open, then waits for EOF (or a line) on stdin, closes them
  *       all and exits. Used to have N other users' sessions present during a measurement.
  *
@@ -126,7 +127,7 @@ static int hold_one(const char *confdir, const char *service, const char *user, 
         return r == PAM_SUCCESS ? 0 : 1;
 }
 
-static int hold(const char *confdir, const char *service, const char *fmt, long n) {
+static int hold(const char *confdir, const char *service, const char *prefix, long n) {
         int ready[2], release[2], failed = 0;
         long got = 0;
         char c, line[16], user[256];
@@ -136,7 +137,7 @@ static int hold(const char *confdir, const char *service, const char *fmt, long 
         for (long i = 0; i < n; i++) {
                 pid_t pid;
 
-                snprintf(user, sizeof user, fmt, (int) i);
+                snprintf(user, sizeof user, "%s%03ld", prefix, i);
                 pid = fork();
                 if (pid < 0)
                         return 1;
@@ -183,10 +184,10 @@ int main(int argc, char **argv) {
         static const struct option opts[] = {
                 { "confdir", required_argument, NULL, 'c' }, { "service", required_argument, NULL, 's' },
                 { "user", required_argument, NULL, 'u' },    { "loop", required_argument, NULL, 'l' },
-                { "hold", required_argument, NULL, 'H' },    { "user-fmt", required_argument, NULL, 'f' },
+                { "hold", required_argument, NULL, 'H' },    { "user-prefix", required_argument, NULL, 'f' },
                 {},
         };
-        const char *confdir = NULL, *service = NULL, *user = NULL, *fmt = NULL;
+        const char *confdir = NULL, *service = NULL, *user = NULL, *prefix = NULL;
         long loop = 0, n_hold = 0;
         int c;
 
@@ -197,7 +198,7 @@ int main(int argc, char **argv) {
                 case 'u': user = optarg; break;
                 case 'l': loop = strtol(optarg, NULL, 10); break;
                 case 'H': n_hold = strtol(optarg, NULL, 10); break;
-                case 'f': fmt = optarg; break;
+                case 'f': prefix = optarg; break;
                 default: return 64;
                 }
         }
@@ -206,11 +207,11 @@ int main(int argc, char **argv) {
                 return 64;
         }
         if (n_hold > 0) {
-                if (!fmt) {
-                        fprintf(stderr, "pam-bench: --hold needs --user-fmt\n");
+                if (!prefix) {
+                        fprintf(stderr, "pam-bench: --hold needs --user-prefix\n");
                         return 64;
                 }
-                return hold(confdir, service, fmt, n_hold);
+                return hold(confdir, service, prefix, n_hold);
         }
         if (user && optind < argc)
                 return run_in_session(confdir, service, user, argv + optind);

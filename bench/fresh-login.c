@@ -327,17 +327,17 @@ static int set_unit_properties(const SdBus *b, uid_t uid, uint64_t weight, uint6
 }
 
 static int run_setprops(char **argv) {
-        struct pam_conv conv = { null_conv, NULL };
         struct passwd *pw = getpwnam(argv[2]);
         pam_handle_t *h = NULL;
         SdBus b = {};
-        uint64_t t0 = now_usec(), t1, t2, t3, t4, t5, t6;
+        uint64_t load, pam_open, t2, t3, t4, t5, t6;
+        int r;
 
-        if (!pw || pam_start_confdir(argv[1], argv[2], &conv, argv[0], &h) != PAM_SUCCESS)
+        if (!pw)
                 return 2;
-        t1 = now_usec();
-        if (pam_open_session(h, 0) != PAM_SUCCESS)
-                return 3;
+        r = start_and_open(argv[1], argv[2], argv[0], &h, &load, &pam_open);
+        if (r != 0)
+                return r;
         t2 = now_usec();
         if (sdbus_load(&b) < 0)
                 return 5;
@@ -352,7 +352,7 @@ static int run_setprops(char **argv) {
         pam_end(h, PAM_SUCCESS);
         t6 = now_usec();
         printf("load=%" PRIu64 " pam_open=%" PRIu64 " libload=%" PRIu64 " call=%" PRIu64 " open=%" PRIu64
-               " close=%" PRIu64 "\n", t1 - t0, t2 - t1, t3 - t2, t4 - t3, t4 - t1, t6 - t5);
+               " close=%" PRIu64 "\n", load, pam_open, t3 - t2, t4 - t3, pam_open + t4 - t2, t6 - t5);
         dlclose(b.lib);
         return 0;
 }

@@ -54,12 +54,12 @@ static int null_conv(int n, const struct pam_message **msg, struct pam_response 
 
 /* pam_start (the stack's modules are loaded) and pam_open_session, each timed; 0, or the exit
  * status that names the step that failed */
-static int start_and_open(const char *confdir, const char *service, const char *user, pam_handle_t **h,
+static int start_and_open(const char *service, const char *user, const char *confdir, pam_handle_t **h,
                           uint64_t *load, uint64_t *open) {
         static struct pam_conv conv = { null_conv, NULL };
         uint64_t t0 = now_usec(), t1;
 
-        if (pam_start_confdir(confdir, service, &conv, user, h) != PAM_SUCCESS)
+        if (pam_start_confdir(service, user, &conv, confdir, h) != PAM_SUCCESS)
                 return 2;
         t1 = now_usec();
         *load = t1 - t0;

@@ -13,9 +13,13 @@
 # Configurations (ORDER): idle-probe, idle, flat (both users' work in one cgroup /csi-flat, autogroup
 # off), autogroup (/csi-ag, each user a session, autogroup on), sd-default (pam_systemd only:
 # user-UID.slice with no settings, autogroup as the kernel booted), cs-eq and cs-w (pam_systemd.so
-# + pam_cpuslice.so, equal weights and W_LIGHT:W_HEAVY). pam_cpuslice leaves runtime drop-ins
-# with CPU settings on the users' slices and makes systemd enable the cpu controller, so the host
-# puts cs-* last in every boot: each round is a fresh boot.
+# + pam_cpuslice.so, equal weights and W_LIGHT:W_HEAVY). The order within a boot matters, and each
+# round is a fresh boot: flat and autogroup come first, while no user is logged in and the cpu
+# controller is in no cgroup.subtree_control (as booted: "memory pids" at the root), so every task
+# is in the root task group, where autogroup works and no cgroup splits the CPU; the first login
+# through pam_systemd makes systemd 252 enable cpu in / and user.slice (user@.service gets the cpu
+# controller delegated) and it stays; pam_cpuslice leaves runtime drop-ins with CPU settings on the
+# users' slices, so its configurations come last.
 #
 # Guest-side work keeps to shell builtins inside the windows (every fork under TCG costs ~0.1 s):
 # $EPOCHREALTIME for time, `read` for cpu.stat and /proc/stat. The heavy user's build-like load
@@ -55,12 +59,16 @@ DEBIAN_FRONTEND=noninteractive pam-auth-update --disable cpuslice
 UID_LIGHT=64001 UID_HEAVY=64002
 useradd -M -d /tmp -s /bin/sh -u $UID_LIGHT -U csi-light
 useradd -M -d /tmp -s /bin/sh -u $UID_HEAVY -U csi-heavy
-# lingering: each user's slice and user@UID.service start once, here, not inside a window
-loginctl enable-linger csi-light csi-heavy
-for _ in $(seq 300); do
-        [ "$(systemctl is-active user@$UID_LIGHT.service user@$UID_HEAVY.service | sort -u)" = active ] && break
-        sleep 0.2
-done
+LINGER=0
+linger() { # each user's slice and user@UID.service start once, before the first pam_systemd window
+        [ $LINGER = 1 ] && return 0
+        loginctl enable-linger csi-light csi-heavy
+        for _ in $(seq 300); do
+                [ "$(systemctl is-active user@$UID_LIGHT.service user@$UID_HEAVY.service | sort -u)" = active ] && break
+                sleep 0.2
+        done
+        LINGER=1
+}
 
 printf '%s\n' '* CPUWeight=100' > "$D/eq.conf"
 printf '%s\n' '* CPUWeight=100' "csi-light CPUWeight=$W_LIGHT" "csi-heavy CPUWeight=$W_HEAVY" > "$D/w.conf"
@@ -151,6 +159,11 @@ window() {
         cs-eq|cs-w) svc=$cfg ;;
         *) say "unknown configuration $cfg"; exit 1 ;;
         esac
+        if [ $svc = permit ]; then
+                [ "$(ctl $CG)" = - ] || { say "$cfg: the cpu controller is already on in /: it must run before any login"; exit 1; }
+        else
+                linger
+        fi
         mkdir -p "$R"
         echo $ag > $AG
         local lp hp= l h=

@@ -120,7 +120,7 @@ ctl() { local c; read -r c < "$1/cgroup.subtree_control"; [[ " $c " == *" cpu "*
         echo "autogroup_boot=$AG_BOOT"
         echo "root_subtree=$(cat $CG/cgroup.subtree_control | tr ' ' ,)"
         echo "user_slice_subtree=$(cat $CG/user.slice/cgroup.subtree_control | tr ' ' ,)"
-        echo "user_light_subtree=$(cat $CG/user.slice/user-$UID_LIGHT.slice/cgroup.subtree_control | tr ' ' ,)"
+        echo "users_logged_in=$(loginctl list-users --no-legend | wc -l)"
         systemctl show -p DefaultCPUAccounting | tr '\n' ' '
         systemctl show -p CPUAccounting,CPUWeight user.slice | tr '\n' ' '
         echo

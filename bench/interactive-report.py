@@ -236,7 +236,7 @@ if VM:
           f"{' / '.join(sorted({c[2] + ' / ' + c[3] for c in rows}))} | {' / '.join(sorted({c[4] for c in rows}))} |")
     p("")
     for f in sorted(o.facts):
-        p(f"Boot facts ({os.path.basename(f)}): " + " ".join(f"`{t}`" for t in open(f).read().split()))
+        p(f"Boot facts ({os.path.basename(f)}): " + "; ".join(f"`{t}`" for t in open(f).read().splitlines() if t.strip()))
         p("")
 
 # --- the goal, and pam_cpuslice against every alternative ----------------------------------------

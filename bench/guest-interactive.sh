@@ -249,6 +249,7 @@ fi
 {
         echo "root_subtree_end=$(cat $CG/cgroup.subtree_control | tr ' ' ,)"
         echo "user_slice_subtree_end=$(cat $CG/user.slice/cgroup.subtree_control | tr ' ' ,)"
+        echo "user_at_service_delegates=$(systemctl show -p DelegateControllers --value user@$UID_LIGHT.service | tr ' ' ,)"
         echo "loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' ,)"
 } >> "$S/facts.$ROUND"
 say "done"

@@ -378,7 +378,7 @@ fig.savefig(os.path.join(o.out, f"{PREFIX}-latency.png"), dpi=110)
 plt.close(fig)
 
 keys = [k for k, _, f, _ in CONFIGS if f is not None and not R[k].get("missing")]
-fig, ax = plt.subplots(figsize=(11, 5.2))
+fig, ax = plt.subplots(figsize=(12, 5.8))
 xs = range(len(keys))
 ls = [R[k]["share"] * 100 for k in keys]
 hs = [100 - v for v in ls]
@@ -392,10 +392,10 @@ for i, k in enumerate(keys):
     ax.text(i, ls[i] + hs[i] / 2 + (6 if abs(ls[i] - f) < 8 and f > ls[i] else 0),
             f"{R[k]['cpus_heavy']:.2f} CPUs", ha="center", va="center", fontsize=9)
 ax.set_xticks(list(xs))
-ax.set_xticklabels([textwrap.fill(LABEL[k], 16) for k in keys], fontsize=8.5)
+ax.set_xticklabels([textwrap.fill(LABEL[k], 20) for k in keys], fontsize=8.5)
 ax.set_ylabel("share of the CPU time both users got (%)")
 ax.set_ylim(0, 100)
-ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3)
+ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.27), ncol=3)
 ax.set_title(f"CPU split between the light and the heavy user{tag}\n{sub}", fontsize=11)
 fig.tight_layout()
 fig.savefig(os.path.join(o.out, f"{PREFIX}-cpu.png"), dpi=110)

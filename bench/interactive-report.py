@@ -371,9 +371,9 @@ for q, lab in ((0.01, "p99"), (0.001, "p99.9")):
              va="bottom", fontsize=8, color="grey")
 ax1.set_title("Probe lateness, whole distribution")
 ax2.set_title("The tail")
-fig.legend(*ax1.get_legend_handles_labels(), fontsize=8.5, loc="lower center", ncol=4, frameon=False)
+fig.legend(*ax1.get_legend_handles_labels(), fontsize=8.5, loc="lower center", ncol=3 if VM else 4, frameon=False)
 fig.suptitle(f"Light user's wake-up latency under a heavy user, per configuration{tag}\n{sub}", fontsize=11)
-fig.tight_layout(rect=(0, 0.1, 1, 1))
+fig.tight_layout(rect=(0, 0.14 if VM else 0.1, 1, 1))
 fig.savefig(os.path.join(o.out, f"{PREFIX}-latency.png"), dpi=110)
 plt.close(fig)
 

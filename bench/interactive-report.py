@@ -236,7 +236,8 @@ if VM:
           f"{' / '.join(sorted({c[2] + ' / ' + c[3] for c in rows}))} | {' / '.join(sorted({c[4] for c in rows}))} |")
     p("")
     for f in sorted(o.facts):
-        p(f"Boot facts ({os.path.basename(f)}): " + "; ".join(f"`{t}`" for t in open(f).read().splitlines() if t.strip()))
+        p(f"{'Peer modules tried after the windows' if os.path.basename(f).startswith('peers') else 'Boot facts'} "
+          f"({os.path.basename(f)}): " + "; ".join(f"`{t}`" for t in open(f).read().splitlines() if t.strip()))
         p("")
 
 # --- the goal, and pam_cpuslice against every alternative ----------------------------------------
@@ -265,6 +266,11 @@ def cmp_lat(r):  # the alternative's p99 against pam_cpuslice's: 1.25x either wa
     return "better" if x < 0.8 else ("worse" if x > 1.25 else "same")
 
 
+def same_state(key):  # vm: a window whose kernel state (who splits, the weights) is pam_cpuslice's own
+    strip = lambda ctl: set(ctl)
+    return VM and R[key]["ctl"] and strip(R[key]["ctl"]) == strip(eq["ctl"]) and len(strip(eq["ctl"])) == 1
+
+
 def cmp_split(r):  # distance from the fair share, alternative against pam_cpuslice: 5 points is "the same"
     d = abs(r["share"] / 0.5 - 1) - abs(eq["share"] / 0.5 - 1)
     return "better" if d < -0.05 else ("worse" if d > 0.05 else "same")
@@ -281,16 +287,21 @@ for key in ALTS:
     r = R[key]
     lat, split = cmp_lat(r), cmp_split(r)
     good = "worse" not in (lat, split)
+    same = same_state(key)
+    if same:  # the same kernel state: a difference between the two rows is this run's noise
+        lat, split, good = f"{lat} (noise)", f"{split} (noise)", True
     if good:
-        as_good.append((key, lat, split))
+        as_good.append((key, "same" if same else lat, "same" if same else split))
     nm = "not meaningful"
     p(f"| {LABEL[key]} | {ratio(r['p99'] / eq['p99'])} | {ratio(r['p999'] / eq['p999'])} | "
       f"{ratio(eq['share'] / r['share'])} | {ratio(r['job'] / eq['job'])} | {nm if BUSY else lat} | "
-      f"{nm if BUSY else split} | {nm if BUSY else ('**yes**' if good else 'no')} |")
+      f"{nm if BUSY else split} | {nm if BUSY else ('**yes**' + (', the same kernel state' if same else '') if good else 'no')} |")
 p("")
 p("*latency*: the alternative's p99 against pam_cpuslice's (within 1.25× either way: same); *CPU split*: its "
   "light user's distance from the fair share (50 %) against pam_cpuslice's (within 5 % of the fair share: same); "
-  "*as good*: worse on neither.")
+  "*as good*: worse on neither" + ("; or, in the VM, a window whose kernel state is pam_cpuslice's own (the cpu "
+  "controller in the same places, the same `cpu.weight` on both slices, the same autogroup setting): then the two "
+  "rows differ only by this run's noise, and that difference measures the noise." if VM else ".") )
 p("")
 if "hw-w" in R and not R["hw-w"].get("missing"):
     hw = R["hw-w"]
@@ -316,8 +327,8 @@ else:
           f"{w['share'] * 100:.1f} % of the CPU against the {w['fair'] * 100:.0f} % asked, p99 "
           f"{ratio(w['p99'] / idle['p99'])} idle) from one config line per user, `@group` or uid range" +
           (" — systemd alone gives every user the same default weight; a different one takes a "
-           "`systemctl set-property user-UID.slice CPUWeight=` or a `user-UID.slice.d` drop-in per uid, written "
-           "by hand before the login, where pam_cpuslice resolves it from its rules at every login"
+           "`systemctl set-property user-UID.slice CPUWeight=` or a `user-UID.slice.d` drop-in, kept by hand for each uid, "
+           "where pam_cpuslice resolves it from its rules at every login"
            if VM else
            " — of the alternatives only pam_cgroup can weight users too, with a cgconfig group or template per "
            "weight and a cgrules line per user (reparsed at every login), autogroup only by each session's nice "

@@ -222,8 +222,9 @@ for c in $ORDER; do
         window "$c"
 done
 # After the windows (nothing is measured any more): where the peer modules put a login here, the
-# evidence for their one-line reasons in the table. Debian 12's pam_cgfs with its packaged
-# arguments and with -c cpu, and pam_cgroup with a cgconfig template, each after pam_systemd.so.
+# evidence for their one-line reasons in the table. Debian 12's pam_cgfs with the controller list
+# of its pam-configs/cgfs plus unified ("cgfs-packaged") and with -c cpu, and pam_cgroup with a
+# cgconfig template, each after pam_systemd.so.
 peers_check() {
         local P=$D/peers s out rc
         mkdir -p "$P/pam.d" "$P/lib"

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""bench/interactive's report: RUNS/<config>.<round>/{probe,job,usage} -> one markdown table on
-stdout, and OUT/interactive-latency.png (CDF of the probe's lateness per configuration) and
-OUT/interactive-cpu.png (stacked CPU shares). Every claim is a ratio between figures of this run."""
+"""The report of bench/interactive (--kind host) and bench/vm-interactive (--kind vm):
+RUNS/<config>.<round>/{probe,job,usage} -> one markdown table on stdout, and OUT/PREFIX-latency.png
+(CDF of the probe's lateness per configuration) and OUT/PREFIX-cpu.png (stacked CPU shares), PREFIX
+interactive or interactive-vm. Every claim is a ratio between figures of this run."""
 import argparse
 import glob
 import os
 import statistics
+import textwrap
 
 ap = argparse.ArgumentParser()
 ap.add_argument("runs")
@@ -16,20 +18,49 @@ for a in ("ncpu", "busy", "quick", "rounds", "hogs", "builds", "w-light", "w-hea
     ap.add_argument("--" + a, type=int, required=True)
 ap.add_argument("--warm", type=float, required=True)
 ap.add_argument("--dur", type=float, required=True)
+ap.add_argument("--kind", choices=("host", "vm"), default="host")
+ap.add_argument("--facts", nargs="*", default=[], help="vm: the guest's facts.<round> files")
+ap.add_argument("--host-others", nargs="*", type=float, default=[],
+                help="vm: CPUs the rest of the host used during each boot (host busy time minus the VM's)")
+ap.add_argument("--host-ncpu", type=int, default=0)
+ap.add_argument("--job-kib", type=int, default=4096)
+ap.add_argument("--skipped", default="", help="KEY=one-line reason;... for configurations not run")
 o = ap.parse_args()
+VM = o.kind == "vm"
+PREFIX = "interactive-vm" if VM else "interactive"
+SKIPPED = dict(x.split("=", 1) for x in o.skipped.split(";") if "=" in x)
 
 WSHARE = o.w_light / (o.w_light + o.w_heavy)
-CONFIGS = [  # key, label, fair share of the light user (None: no heavy user), how it is placed
-    ("idle-probe", "idle: the probe alone", None, "pam_cpuslice session, no other load"),
-    ("idle", "idle: light user alone (reference)", None, "pam_cpuslice session, no heavy user"),
-    ("flat", "no per-user cgroups, autogroup off", 0.5, "both users in one cpu cgroup `PARENT/flat`"),
-    ("autogroup", "kernel autogroup", 0.5, "root cpu cgroup, a session (setsid) per user"),
-    ("cgroup", "pam_cgroup", 0.5, "cgrules template `cg/%u`, equal cpu.shares"),
-    ("cgfs", "pam_cgfs", 0.5, "`-c cpu,cpuacct`: `/user/USER/N`, equal cpu.shares"),
-    ("cs-eq", "**pam_cpuslice**, equal weights", 0.5, "`* CPUWeight=100`"),
-    ("cs-w", f"**pam_cpuslice**, light user weighted", WSHARE,
-     f"light CPUWeight={o.w_light}, heavy {o.w_heavy}"),
-]
+SH_L, SH_H = o.w_light * 1024 // 100, o.w_heavy * 1024 // 100  # what the module writes on v1
+if VM:
+    CONFIGS = [  # key, label, fair share of the light user (None: no heavy user), how it is placed
+        ("idle-probe", "idle: the probe alone", None, "pam_systemd session, no other load"),
+        ("idle", "idle: light user alone (reference)", None, "pam_systemd session, no heavy user"),
+        ("flat", "no per-user cgroups, autogroup off", 0.5, "pam_permit; both users in one cgroup `/csi-flat`"),
+        ("autogroup", "kernel autogroup", 0.5, "pam_permit; `/csi-ag` (root task group), a session (setsid) per user"),
+        ("sd-default", "systemd's defaults (logind's user slices as shipped)", 0.5,
+         "pam_systemd: `user-UID.slice/session-N.scope`, no CPU settings, autogroup as booted"),
+        ("cgroup", "pam_cgroup", 0.5, ""),
+        ("cgfs", "pam_cgfs", 0.5, ""),
+        ("cs-eq", "**pam_cpuslice**, equal weights", 0.5, "pam_systemd + pam_cpuslice (systemd backend), `* CPUWeight=100`"),
+        ("cs-w", "**pam_cpuslice**, light user weighted", WSHARE,
+         f"the same, light CPUWeight={o.w_light}, heavy {o.w_heavy}"),
+    ]
+else:
+    CONFIGS = [
+        ("idle-probe", "idle: the probe alone", None, "pam_cpuslice session, no other load"),
+        ("idle", "idle: light user alone (reference)", None, "pam_cpuslice session, no heavy user"),
+        ("flat", "no per-user cgroups, autogroup off", 0.5, "both users in one cpu cgroup `PARENT/flat`"),
+        ("autogroup", "kernel autogroup", 0.5, "root cpu cgroup, a session (setsid) per user"),
+        ("cgroup", "pam_cgroup", 0.5, "cgrules template `cg/%u`, equal cpu.shares"),
+        ("cgfs", "pam_cgfs", 0.5, "`-c cpu,cpuacct`: `/user/USER/N`, equal cpu.shares"),
+        ("hw-eq", "hand-written cgroups 1024:1024", 0.5, "pam_permit; `PARENT/hw-eq/{light,heavy}`, cpu.shares 1024 each"),
+        ("cs-eq", "**pam_cpuslice**, equal weights", 0.5, "`* CPUWeight=100`"),
+        ("hw-w", f"hand-written cgroups {SH_L}:{SH_H}", WSHARE,
+         f"pam_permit; `PARENT/hw-w/{{light,heavy}}`, cpu.shares {SH_L} and {SH_H}"),
+        ("cs-w", "**pam_cpuslice**, light user weighted", WSHARE,
+         f"light CPUWeight={o.w_light}, heavy {o.w_heavy}"),
+    ]
 LABEL = {k: l.replace("**", "") for k, l, _, _ in CONFIGS}
 
 
@@ -57,7 +88,7 @@ for key, label, fair, how in CONFIGS:
     dirs = sorted(glob.glob(os.path.join(o.runs, key + ".*")))
     if not dirs:
         continue
-    lat, jobs, light, heavy, win, builds, cgs, ags = [], [], 0, 0, 0, 0, set(), set()
+    lat, jobs, light, heavy, win, builds, cgs, ags, ctl = [], [], 0, 0, 0, 0, set(), set(), set()
     for d in dirs:
         lat += [float(x) for x in open(os.path.join(d, "probe")).read().split()]
         u = parse_kv(os.path.join(d, "usage"))
@@ -69,6 +100,8 @@ for key, label, fair, how in CONFIGS:
         others.append(max(0, int(u["host"]) - int(u["light"]) - int(u["heavy"])) / ((t1 - t0) / 1000))
         cgs.add((u["cg_light"], u["cg_heavy"]))
         ags.add((u["ag_light"], u["ag_heavy"]))
+        if "cpu_root" in u:  # vm: who splits the CPU in this window
+            ctl.add((u["cpu_root"], u["cpu_user_slice"], u["weight_light"], u["weight_heavy"], u["autogroup"]))
         if os.path.exists(os.path.join(d, "job")):
             for line in open(os.path.join(d, "job")):
                 a, b = map(int, line.split())
@@ -79,17 +112,20 @@ for key, label, fair, how in CONFIGS:
                   share=light / (light + heavy) if light + heavy else float("nan"),
                   cpus_light=light / win, cpus_heavy=heavy / win,
                   job=statistics.median(jobs) if jobs else float("nan"), njobs=len(jobs),
-                  builds=builds / win * 1e6, cgs=cgs, ags=ags)
+                  builds=builds / win * 1e6, cgs=cgs, ags=ags, ctl=ctl)
 
 OTHERS = max(others) if others else 0.0
 OTHERS_MEAN = sum(others) / len(others) if others else 0.0
 BUSY_LATER = OTHERS_MEAN > 0.25 * o.ncpu  # quiet at the start, but others took the CPUs during the run
-BUSY = o.busy == 1 or BUSY_LATER
+# vm: the rest of the host (its busy time minus the VM's cgroup) during each boot
+HOST_OTHERS = sum(o.host_others) / len(o.host_others) if o.host_others else 0.0
+HOST_BUSY = VM and HOST_OTHERS > 0.25 * o.host_ncpu
+BUSY = o.busy == 1 or BUSY_LATER or HOST_BUSY
 NAN = float("nan")
 for key, label, fair, how in CONFIGS:  # a development run may leave configurations out
     R.setdefault(key, dict(label=label, fair=fair, how=how, lat=[], p50=NAN, p99=NAN, p999=NAN, n=0, light=0,
                            heavy=0, win=1, share=NAN, cpus_light=NAN, cpus_heavy=NAN, job=NAN, njobs=0,
-                           builds=NAN, cgs={("-", "-")}, ags={("-", "-")}, missing=True))
+                           builds=NAN, cgs={("-", "-")}, ags={("-", "-")}, ctl=set(), missing=True))
 idle = R["idle"]
 
 
@@ -112,28 +148,52 @@ def verdict(ok):
 out = []
 p = out.append
 mode = "quick" if o.quick else "full"
-p(f"Kernel {o.kernel}, {o.ncpu} CPUs, `bench/interactive` ({mode}), load average {o.load_start} at start, "
-  f"{o.load_end} at end. {len(glob.glob(os.path.join(o.runs, 'cs-eq.*')))} round(s) per configuration "
-  f"(every other round in reverse order), each {o.warm:g} s warm-up + {o.dur:g} s measured. Light user: "
-  f"10 ms wake-up probe + 1 CPU-bound thread + gzip -6 of 4 MiB back to back. Heavy user: {o.hogs} hogs + "
-  f"{o.builds} build loops (cc -O2 -c, 20 × sh -c true). Peers: {o.peers}. Every ratio is between figures "
-  f"of this run. The rest of the host used {OTHERS_MEAN:.2f} CPUs on average during the windows "
-  f"(at most {OTHERS:.2f}).")
+nrounds = len(glob.glob(os.path.join(o.runs, 'cs-eq.*')))
+if VM:
+    facts = " ".join(open(f).read().split("\n")[0] for f in sorted(o.facts)[:1])
+    fk = dict(t.partition("=")[::2] for t in facts.split() if "=" in t)
+    p(f"systemd-v2 VM (`bench/vm-interactive`, {mode}): systemd {fk.get('systemd', '?')}, kernel {o.kernel}, "
+      f"pure cgroup v2, {o.ncpu} vCPUs under TCG on a {o.host_ncpu}-CPU host. Host load average {o.load_start} "
+      f"at start, {o.load_end} at end; the rest of the host (its busy time minus the VM's cgroup) used "
+      f"{HOST_OTHERS:.2f} CPUs on average over the boots. {nrounds} boot(s), one round each (pam_cpuslice's "
+      f"configurations last in each boot; every other boot both blocks in reverse order), each window "
+      f"{o.warm:g} s warm-up + {o.dur:g} s measured. Light user: 10 ms wake-up probe + 1 CPU-bound thread + "
+      f"gzip -6 of {o.job_kib // 1024} MiB back to back. Heavy user: {o.hogs} hogs + {o.builds} build-like loops "
+      f"(gzip -1 \\| sort of 64 KiB, 20 × sh -c true: no compiler in the guest). Every ratio is between figures "
+      f"of this run; absolute times are TCG's. Inside the guest the rest of the system used {OTHERS_MEAN:.2f} "
+      f"CPUs on average during the windows (at most {OTHERS:.2f}).")
+else:
+    p(f"Kernel {o.kernel}, {o.ncpu} CPUs, `bench/interactive` ({mode}), load average {o.load_start} at start, "
+      f"{o.load_end} at end. {nrounds} round(s) per configuration "
+      f"(every other round in reverse order), each {o.warm:g} s warm-up + {o.dur:g} s measured. Light user: "
+      f"10 ms wake-up probe + 1 CPU-bound thread + gzip -6 of {o.job_kib // 1024} MiB back to back. Heavy user: "
+      f"{o.hogs} hogs + {o.builds} build loops (cc -O2 -c, 20 × sh -c true). Peers: {o.peers}. Every ratio is "
+      f"between figures of this run. The rest of the host used {OTHERS_MEAN:.2f} CPUs on average during the "
+      f"windows (at most {OTHERS:.2f}).")
 p("")
-if BUSY and o.busy != 1:
-    p(f"**The machine became too busy for these figures to mean anything**: the rest of the host used "
-      f"{OTHERS_MEAN:.2f} CPUs on average during the windows, more than 0.25 × {o.ncpu}. Every figure below "
-      f"is **not meaningful**; no verdict is drawn.")
+if HOST_BUSY:
+    p(f"**The host was too busy for these figures to mean anything**: besides the VM it used {HOST_OTHERS:.2f} "
+      f"CPUs on average, more than 0.25 × {o.host_ncpu}. Every figure below is **not meaningful**; no verdict "
+      f"is drawn.")
+    p("")
+elif BUSY and o.busy != 1:
+    p(f"**The machine became too busy for these figures to mean anything**: the rest of the "
+      f"{'guest' if VM else 'host'} used {OTHERS_MEAN:.2f} CPUs on average during the windows, more than "
+      f"0.25 × {o.ncpu}. Every figure below is **not meaningful**; no verdict is drawn.")
     p("")
 elif BUSY:
+    ncpu = o.host_ncpu if VM else o.ncpu
     p(f"**The machine was too busy for these figures to mean anything**: load average "
-      f"{o.load_start.split()[0]} at the start, above 0.5 × {o.ncpu} CPUs. Every figure below is **not "
+      f"{o.load_start.split()[0]} at the start, above 0.5 × {ncpu} CPUs. Every figure below is **not "
       f"meaningful**; it is kept only to show the run worked. No verdict is drawn.")
     p("")
 p("| configuration | placed by | probe p50 | p99 | p99.9 | p99 ÷ idle | light user's CPU share (of both users') "
   "| ÷ fair share | light CPUs / heavy CPUs | job (median) | job ÷ idle | heavy builds/s |")
 p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 for key, label, fair, how in CONFIGS:
+    if key in SKIPPED:
+        p(f"| {label} | **not run**: {SKIPPED[key]} | " + " | ".join(["–"] * 10) + " |")
+        continue
     if R[key].get("missing"):
         continue
     r = R[key]
@@ -148,14 +208,37 @@ for key, label, fair, how in CONFIGS:
       f"{ratio(r['p99'] / idle['p99'])} | {share} | {vs_fair} | {cpus} | {job} | {job_r} | {builds} |")
 p("")
 n = R["cs-eq"]["n"]
+ACCT_NOTE = ("of `user-UID.slice` where pam_systemd placed them, else of a per-user dir below the shared cgroup; "
+             if VM else "")
 p(f"Probe samples per configuration: {n} (p99.9 rests on the {max(1, round(n / 1000))} slowest). "
   f"*idle* = the light user's full load with no heavy user; the light user's CPU share is its "
-  f"cgroup2 `usage_usec` over both users' (the host's other load is not in it). Placement checked in "
-  f"every window: " + "; ".join(
-      f"{LABEL[k]}: `cpu:{sorted(R[k]['cgs'])[0][0]}`" for k in ("flat", "cgroup", "cgfs", "cs-eq", "cs-w") if not R[k].get("missing"))
+  f"cgroup2 `usage_usec` over both users' ({ACCT_NOTE}the {'guest' if VM else 'host'}'s other load is not "
+  f"in it). Placement checked in every window: " + "; ".join(
+      f"{LABEL[k]}: `{'' if VM else 'cpu:'}{sorted(R[k]['cgs'])[0][0]}`" for k, _, f, _ in CONFIGS
+      if f is not None and k != "autogroup" and not R[k].get("missing"))
   + (f"; autogroup: light `{sorted(R['autogroup']['ags'])[0][0]}`, heavy `{sorted(R['autogroup']['ags'])[0][1]}`"
      if not R["autogroup"].get("missing") else "") + ".")
 p("")
+if VM:
+    # who splits the CPU: the cpu controller in / and user.slice, the slices' cpu.weight, autogroup
+    p("Who splits the CPU in each window (read in the window: `cpu` in the `cgroup.subtree_control` of `/` and "
+      "of `user.slice`, the users' `user-UID.slice/cpu.weight`, `sched_autogroup_enabled`):")
+    p("")
+    p("| configuration | cpu in `/` | cpu in `user.slice` | cpu.weight light / heavy | autogroup |")
+    p("| --- | --- | --- | --- | --- |")
+    for key, label, fair, how in CONFIGS:
+        if R[key].get("missing") or not R[key]["ctl"]:
+            continue
+        rows = sorted(R[key]["ctl"])
+        yn = lambda v: "yes" if v == "cpu" else "no"
+        p(f"| {LABEL[key]} | {' / '.join(sorted({yn(c[0]) for c in rows}))} | "
+          f"{' / '.join(sorted({yn(c[1]) for c in rows}))} | "
+          f"{' / '.join(sorted({c[2] + ' / ' + c[3] for c in rows}))} | {' / '.join(sorted({c[4] for c in rows}))} |")
+    p("")
+    for f in sorted(o.facts):
+        p(f"{'Peer modules tried after the windows' if os.path.basename(f).startswith('peers') else 'Boot facts'} "
+          f"({os.path.basename(f)}): " + "; ".join(f"`{t}`" for t in open(f).read().splitlines() if t.strip()))
+        p("")
 
 # --- the goal, and pam_cpuslice against every alternative ----------------------------------------
 eq, w = R["cs-eq"], R["cs-w"]
@@ -183,29 +266,56 @@ def cmp_lat(r):  # the alternative's p99 against pam_cpuslice's: 1.25x either wa
     return "better" if x < 0.8 else ("worse" if x > 1.25 else "same")
 
 
+def same_state(key):  # vm: a window whose kernel state (who splits, the weights) is pam_cpuslice's own
+    strip = lambda ctl: set(ctl)
+    return VM and R[key]["ctl"] and strip(R[key]["ctl"]) == strip(eq["ctl"]) and len(strip(eq["ctl"])) == 1
+
+
 def cmp_split(r):  # distance from the fair share, alternative against pam_cpuslice: 5 points is "the same"
     d = abs(r["share"] / 0.5 - 1) - abs(eq["share"] / 0.5 - 1)
     return "better" if d < -0.05 else ("worse" if d > 0.05 else "same")
 
 
 as_good = []
-for key in ("flat", "autogroup", "cgroup", "cgfs"):
+ALTS = [k for k, _, f, _ in CONFIGS if f == 0.5 and k != "cs-eq"]
+for key in ALTS:
+    if key in SKIPPED:
+        p(f"| {LABEL[key]} | – | – | – | – | not run | not run | – |")
+        continue
     if R[key].get("missing"):
         continue
     r = R[key]
     lat, split = cmp_lat(r), cmp_split(r)
     good = "worse" not in (lat, split)
+    same = same_state(key)
+    if same:  # the same kernel state: a difference between the two rows is this run's noise
+        lat, split, good = f"{lat} (noise)", f"{split} (noise)", True
     if good:
-        as_good.append((key, lat, split))
+        as_good.append((key, "same" if same else lat, "same" if same else split))
     nm = "not meaningful"
     p(f"| {LABEL[key]} | {ratio(r['p99'] / eq['p99'])} | {ratio(r['p999'] / eq['p999'])} | "
       f"{ratio(eq['share'] / r['share'])} | {ratio(r['job'] / eq['job'])} | {nm if BUSY else lat} | "
-      f"{nm if BUSY else split} | {nm if BUSY else ('**yes**' if good else 'no')} |")
+      f"{nm if BUSY else split} | {nm if BUSY else ('**yes**' + (', the same kernel state' if same else '') if good else 'no')} |")
 p("")
 p("*latency*: the alternative's p99 against pam_cpuslice's (within 1.25× either way: same); *CPU split*: its "
   "light user's distance from the fair share (50 %) against pam_cpuslice's (within 5 % of the fair share: same); "
-  "*as good*: worse on neither.")
+  "*as good*: worse on neither" + ("; or, in the VM, a window whose kernel state is pam_cpuslice's own (the cpu "
+  "controller in the same places, the same `cpu.weight` on both slices, the same autogroup setting): then the two "
+  "rows differ only by this run's noise, and that difference measures the noise." if VM else ".") )
 p("")
+if "hw-w" in R and not R["hw-w"].get("missing"):
+    hw = R["hw-w"]
+    p(f"pam_cpuslice (weight {o.w_light}:{o.w_heavy}) against hand-written cgroups with the cpu.shares it writes "
+      f"({SH_L}:{SH_H}), the kernel's own answer for this load:")
+    p("")
+    p("| | p99 | p99 ÷ idle | light share | ÷ fair share | job (median) |")
+    p("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for r in (w, hw):
+        p(f"| {r['label'].replace('**', '')} | {us(r['p99'])} | {ratio(r['p99'] / idle['p99'])} | "
+          f"{r['share'] * 100:.1f} % | {ratio(r['share'] / r['fair'])} | {r['job']:.2f} s |")
+    p(f"| pam_cpuslice ÷ hand-written | {ratio(w['p99'] / hw['p99'])} | | {ratio(w['share'] / hw['share'])} | | "
+      f"{ratio(w['job'] / hw['job'])} |")
+    p("")
 if BUSY:
     p("No conclusion is drawn from a busy machine.")
 else:
@@ -215,17 +325,21 @@ else:
         p(f"As good as pam_cpuslice with equal weights in this run: {names}. What pam_cpuslice adds over "
           f"{'it' if len(as_good) == 1 else 'them'}: weights (the weighted row: the light user got "
           f"{w['share'] * 100:.1f} % of the CPU against the {w['fair'] * 100:.0f} % asked, p99 "
-          f"{ratio(w['p99'] / idle['p99'])} idle) from one config line per user, `@group` or uid range — of the "
-          f"alternatives only pam_cgroup can weight users too, with a cgconfig group or template per weight and a "
-          f"cgrules line per user (reparsed at every login), autogroup only by each session's nice value "
-          f"(`/proc/PID/autogroup`), pam_cgfs and no-cgroups not at all; CPU quotas per user, group or uid range; "
-          f"system accounts left alone (`CPUSlice=no`); live changes (`slicectl set`) and a view of who uses the CPU "
-          f"(`slicectl list`).")
+          f"{ratio(w['p99'] / idle['p99'])} idle) from one config line per user, `@group` or uid range" +
+          (" — systemd alone gives every user the same default weight; a different one takes a "
+           "`systemctl set-property user-UID.slice CPUWeight=` or a `user-UID.slice.d` drop-in, kept by hand for each uid, "
+           "where pam_cpuslice resolves it from its rules at every login"
+           if VM else
+           " — of the alternatives only pam_cgroup can weight users too, with a cgconfig group or template per "
+           "weight and a cgrules line per user (reparsed at every login), autogroup only by each session's nice "
+           "value (`/proc/PID/autogroup`), pam_cgfs and no-cgroups not at all") +
+          "; CPU quotas per user, group or uid range; system accounts left alone (`CPUSlice=no`); live changes "
+          "(`slicectl set`) and a view of who uses the CPU (`slicectl list`).")
     else:
         p("None of the alternatives is as good as pam_cpuslice with equal weights in this run.")
     p("")
-p("![wake-up latency CDF per configuration](interactive-latency.png)")
-p("![CPU share per configuration](interactive-cpu.png)")
+p(f"![wake-up latency CDF per configuration]({PREFIX}-latency.png)")
+p(f"![CPU share per configuration]({PREFIX}-cpu.png)")
 print("\n".join(out))
 
 # --- pictures ------------------------------------------------------------------------------------
@@ -235,11 +349,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 tag = "  — NOT MEANINGFUL (machine busy)" if BUSY else ""
-sub = (f"load {o.load_start.split()[0]} → {o.load_end.split()[0]}, rest of the host {OTHERS_MEAN:.2f} CPUs, "
+sub = (f"systemd-v2 VM, {o.ncpu} vCPUs (TCG): host load {o.load_start.split()[0]} → {o.load_end.split()[0]}, "
+       f"rest of the host {HOST_OTHERS:.2f} CPUs, rest of the guest {OTHERS_MEAN:.2f} CPUs, {mode} run" if VM else
+       f"load {o.load_start.split()[0]} → {o.load_end.split()[0]}, rest of the host {OTHERS_MEAN:.2f} CPUs, "
        f"{o.ncpu} CPUs, {mode} run")
 colors = {"idle-probe": "#bbbbbb", "idle": "#000000", "flat": "#d62728", "autogroup": "#ff7f0e",
-          "cgroup": "#8c564b", "cgfs": "#9467bd", "cs-eq": "#1f77b4", "cs-w": "#2ca02c"}
-styles = {"idle-probe": ":", "idle": "--", "cs-eq": "-", "cs-w": "-"}
+          "cgroup": "#8c564b", "cgfs": "#9467bd", "cs-eq": "#1f77b4", "cs-w": "#2ca02c",
+          "sd-default": "#e377c2", "hw-eq": "#17becf", "hw-w": "#bcbd22"}
+styles = {"idle-probe": ":", "idle": "--", "cs-eq": "-", "cs-w": "-", "hw-eq": "-.", "hw-w": "-."}
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 6))
 for key, label, fair, how in CONFIGS:
     if R[key].get("missing"):
@@ -265,14 +382,14 @@ for q, lab in ((0.01, "p99"), (0.001, "p99.9")):
              va="bottom", fontsize=8, color="grey")
 ax1.set_title("Probe lateness, whole distribution")
 ax2.set_title("The tail")
-fig.legend(*ax1.get_legend_handles_labels(), fontsize=8.5, loc="lower center", ncol=4, frameon=False)
+fig.legend(*ax1.get_legend_handles_labels(), fontsize=8.5, loc="lower center", ncol=3 if VM else 4, frameon=False)
 fig.suptitle(f"Light user's wake-up latency under a heavy user, per configuration{tag}\n{sub}", fontsize=11)
-fig.tight_layout(rect=(0, 0.1, 1, 1))
-fig.savefig(os.path.join(o.out, "interactive-latency.png"), dpi=110)
+fig.tight_layout(rect=(0, 0.14 if VM else 0.1, 1, 1))
+fig.savefig(os.path.join(o.out, f"{PREFIX}-latency.png"), dpi=110)
 plt.close(fig)
 
 keys = [k for k, _, f, _ in CONFIGS if f is not None and not R[k].get("missing")]
-fig, ax = plt.subplots(figsize=(11, 5.2))
+fig, ax = plt.subplots(figsize=(12, 5.8))
 xs = range(len(keys))
 ls = [R[k]["share"] * 100 for k in keys]
 hs = [100 - v for v in ls]
@@ -286,11 +403,11 @@ for i, k in enumerate(keys):
     ax.text(i, ls[i] + hs[i] / 2 + (6 if abs(ls[i] - f) < 8 and f > ls[i] else 0),
             f"{R[k]['cpus_heavy']:.2f} CPUs", ha="center", va="center", fontsize=9)
 ax.set_xticks(list(xs))
-ax.set_xticklabels([LABEL[k].replace(", ", ",\n").replace("pam_cpuslice ", "pam_cpuslice\n") for k in keys], fontsize=9)
+ax.set_xticklabels([textwrap.fill(LABEL[k], 20) for k in keys], fontsize=8.5)
 ax.set_ylabel("share of the CPU time both users got (%)")
 ax.set_ylim(0, 100)
-ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3)
+ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.27), ncol=3)
 ax.set_title(f"CPU split between the light and the heavy user{tag}\n{sub}", fontsize=11)
 fig.tight_layout()
-fig.savefig(os.path.join(o.out, "interactive-cpu.png"), dpi=110)
+fig.savefig(os.path.join(o.out, f"{PREFIX}-cpu.png"), dpi=110)
 plt.close(fig)

@@ -1,0 +1,74 @@
+# shellcheck shell=bash
+# bench/lib.sh — what the benchmark scripts share; sourced after ROOT is set.
+
+# One benchmark at a time on a machine: bench/run and bench/interactive both own
+# /etc/cgrules.conf and /etc/cgconfig.conf while they run, and a figure taken while another
+# benchmark or a VM runs measures that, not us.
+BENCH_LOCK=/run/cpuslice-bench.lock
+
+# bench_lock "$@": run the calling script again under the lock (waiting, and saying so, while
+# another benchmark holds it); returns at once inside the locked run.
+bench_lock() {
+        [ -z "${CPUSLICE_BENCH_LOCKED:-}" ] || return 0
+        flock -n "$BENCH_LOCK" true || echo "$(basename "$0"): waiting for $BENCH_LOCK (another benchmark runs)" >&2
+        exec env CPUSLICE_BENCH_LOCKED=1 flock "$BENCH_LOCK" "$0" "$@"
+}
+
+# peer_extract DEST PKG...: Debian's packages of the peer modules, downloaded once into
+# build-bench/bench-debs and unpacked into DEST. Never installed: libpam-cgfs's maintainer script
+# would put pam_cgfs into the host's common-session.
+PEER_DEBS=$ROOT/build-bench/bench-debs
+peer_extract() {
+        local dest=$1 p
+        shift
+        mkdir -p "$PEER_DEBS" "$dest"
+        for p in "$@"; do
+                ls "$PEER_DEBS/${p}"_*.deb > /dev/null 2>&1 || (cd "$PEER_DEBS" && apt-get download -q "$p" >&2 2> /dev/null) ||
+                        (cd "$PEER_DEBS" && apt-get download "$p" >&2)
+                dpkg-deb -x "$(ls "$PEER_DEBS/${p}"_*.deb | tail -n1)" "$dest"
+        done
+}
+
+# peer_versions: "pam_cgroup V, pam_cgfs V" of the packages peer_extract unpacked, for a table's header
+peer_versions() {
+        local p v=()
+        for p in cgroup cgfs; do
+                v+=("pam_$p $(dpkg-deb -f "$(ls "$PEER_DEBS/libpam-$p"_*.deb | tail -n1)" Version)")
+        done
+        echo "${v[0]}, ${v[1]}"
+}
+
+# own_debs DEBS DEST: our .debs (tools/package, as tests/vm/vm-test.sh builds them) into DEBS when
+# missing or older than the sources, and the newest of each copied into DEST for a guest
+own_debs() {
+        local debs=$1 dest=$2 newest
+        newest=$(ls -t "$debs"/libpam-cpuslice_*.deb 2> /dev/null | head -n1 || true)
+        if [ -z "$newest" ] || ! ls "$debs"/slicectl_*.deb > /dev/null 2>&1 ||
+           [ -n "$(find "$ROOT/lib" "$ROOT/pam" "$ROOT/slicectl" "$ROOT/debian" "$ROOT/meson.build" -newer "$newest" -print -quit)" ]; then
+                echo "$(basename "$0"): building the packages into $debs (tools/package)" >&2
+                mkdir -p "$debs"
+                DEB_BUILD_OPTIONS=nocheck "$ROOT/tools/package" "$debs" > "$debs.log" 2>&1 ||
+                        { tail -n 30 "$debs.log" >&2; echo "$(basename "$0"): tools/package failed (log: $debs.log)" >&2; return 1; }
+        fi
+        mkdir -p "$dest"
+        cp "$(ls -t "$debs"/libpam-cpuslice_*.deb | head -n1)" "$(ls -t "$debs"/slicectl_*.deb | head -n1)" "$dest/"
+}
+
+# wait_host_quiet: a build or a VM before loads the host; wait (up to 4 min) until its 1-min load
+# average is below half its CPUs. The caller records the load and judges it.
+wait_host_quiet() {
+        local t
+        for t in $(seq 240); do
+                awk -v n="$(nproc)" '{ exit !($1 < n / 2) }' /proc/loadavg && break
+                sleep 1
+        done
+        echo "$(basename "$0"): host quiet after ${t} s: load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+}
+
+# busy_usec: the host's busy CPU time since boot, all CPUs, in bash's 64-bit arithmetic (mawk
+# prints large numbers as %.6g and saturates printf %d at 2^31)
+busy_usec() {
+        local c u n s i w q sq st
+        read -r c u n s i w q sq st _ < /proc/stat
+        echo $(((u + n + s + q + sq + st) * 1000000 / $(getconf CLK_TCK)))
+}

@@ -7,8 +7,9 @@ login, and prints medians (and p90) per module, pam_cpuslice's own share of an o
 floor that does the same kernel work after the same idle time, and its steps."""
 import argparse
 import os
-import statistics
 import sys
+
+from fresh_rows import med, ms, p90, read_rows
 
 MODULES = [("floor", "floor (raw syscalls: mkdir, 3 settings, 2 moves; back, rmdir)"),
            ("permit", "pam_permit (libpam itself)"),
@@ -18,31 +19,6 @@ MODULES = [("floor", "floor (raw syscalls: mkdir, 3 settings, 2 moves; back, rmd
 PHASES = ["module_load", "config_nss", "layout", "mkdir_settings", "scope_moves", "open", "kernel_moves", "own",
           "close", "close_own"]
 TARGET_US = 1500
-
-
-def load(raw, name):
-    rows = []
-    path = os.path.join(raw, "fresh-" + name)
-    if not os.path.exists(path):
-        return rows
-    with open(path) as f:
-        for line in f:
-            rows.append({k: int(v) for k, v in (kv.split("=") for kv in line.split())})
-    return rows
-
-
-def med(rows, key):
-    v = [r[key] for r in rows if key in r]
-    return statistics.median(v) if v else None
-
-
-def p90(rows, key):
-    v = sorted(r[key] for r in rows if key in r)
-    return v[min(len(v) - 1, int(0.9 * len(v)))] if v else None
-
-
-def ms(us):
-    return "-" if us is None else "%.2f ms" % (us / 1000)
 
 
 def main():
@@ -55,7 +31,7 @@ def main():
     ap.add_argument("--gap")
     ap.add_argument("--hold-ms")
     a = ap.parse_args()
-    data = {m: load(a.raw, m) for m, _ in MODULES + [("phases", "")]}
+    data = {m: read_rows(os.path.join(a.raw, "fresh-" + m)) for m, _ in MODULES + [("phases", "")]}
     n = len(data["cpuslice"])
     busy = float(a.load_start.split()[0]) > 0.5 * a.ncpu
     out = ["", "## Fresh logins (each a new process, %s s apart, held %s ms; %d per module)" % (a.gap, a.hold_ms, n),

@@ -8,8 +8,10 @@ median (p90 from 10 logins on) or a difference or ratio of medians taken in the 
 A table whose host or guest was busy when it started says so instead of giving numbers."""
 import argparse
 import os
-import statistics
 import sys
+
+import fresh_rows
+from fresh_rows import med
 
 KINDS = {
     "permit": "pam_permit (libpam itself)",
@@ -34,25 +36,15 @@ def read_kv(path):
 
 
 def load_rows(raw, env, phase, kind):
-    path = os.path.join(raw, "%s-%s-%s" % (env, phase, kind))
-    if not os.path.exists(path):
-        return []
-    with open(path) as f:
-        return [{k: int(v) for k, v in (kv.split("=") for kv in line.split())} for line in f if line.strip()]
-
-
-def med(rows, key):
-    v = [r[key] for r in rows if key in r]
-    return statistics.median(v) if v else None
+    return fresh_rows.read_rows(os.path.join(raw, "%s-%s-%s" % (env, phase, kind)))
 
 
 def p90(rows, key):
-    v = sorted(r[key] for r in rows if key in r)
-    return v[min(len(v) - 1, int(0.9 * len(v)))] if len(v) >= P90_FROM else None
+    return fresh_rows.p90(rows, key, P90_FROM)
 
 
 def ms(us):
-    return "-" if us is None else "%.1f ms" % (us / 1000)
+    return fresh_rows.ms(us, 1)
 
 
 def ratio(a, b):

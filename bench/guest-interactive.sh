@@ -32,6 +32,7 @@ AG=/proc/sys/kernel/sched_autogroup_enabled
 D=/tmp/csi
 PIDS=()
 say() { echo "guest-interactive: $*" >&2; }
+. "$S/guest-lib.sh"
 
 cleanup() {
         local rc=$? k
@@ -48,14 +49,11 @@ trap cleanup EXIT
 state=$(timeout 120 systemctl is-system-running --wait 2>&1 || true)
 [ "$(cat /proc/1/comm)" = systemd ] || { say "PID 1 is not systemd"; exit 1; }
 grep -q '^0::/' /proc/self/cgroup && [ -f $CG/cgroup.subtree_control ] || { say "not pure cgroup v2"; exit 1; }
-mkdir -p "$D/pam.d" "$D/debs" "$D/runs" "$S/runs"
+mkdir -p "$D/pam.d" "$D/runs" "$S/runs"
 install -m 755 "$S/pam-run" "$S/probe" "$D/"
 cp "$S/job.in" "$S/small.in" "$D/"
-cp "$S"/debs/libpam-cpuslice_*.deb "$S"/debs/slicectl_*.deb "$D/debs/"
-DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$D"/debs/*.deb > "$D/apt.log" 2>&1 ||
-        { cat "$D/apt.log"; say "apt-get install of the .debs failed"; exit 1; }
 # our own stacks below: the profile pam-auth-update enabled goes again
-DEBIAN_FRONTEND=noninteractive pam-auth-update --disable cpuslice
+install_packages --own-stack || { say "apt-get install of the .debs failed"; exit 1; }
 UID_LIGHT=64001 UID_HEAVY=64002
 useradd -M -d /tmp -s /bin/sh -u $UID_LIGHT -U csi-light
 useradd -M -d /tmp -s /bin/sh -u $UID_HEAVY -U csi-heavy

@@ -66,9 +66,10 @@ wait_host_quiet() {
 }
 
 # busy_usec: the host's busy CPU time since boot, all CPUs, in bash's 64-bit arithmetic (mawk
-# prints large numbers as %.6g and saturates printf %d at 2^31)
+# prints large numbers as %.6g and saturates printf %d at 2^31); no fork, it is read in windows
+BENCH_TCK=$(getconf CLK_TCK)
 busy_usec() {
         local c u n s i w q sq st
         read -r c u n s i w q sq st _ < /proc/stat
-        echo $(((u + n + s + q + sq + st) * 1000000 / $(getconf CLK_TCK)))
+        echo $(((u + n + s + q + sq + st) * 1000000 / BENCH_TCK))
 }

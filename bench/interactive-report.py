@@ -267,8 +267,7 @@ def cmp_lat(r):  # the alternative's p99 against pam_cpuslice's: 1.25x either wa
 
 
 def same_state(key):  # vm: a window whose kernel state (who splits, the weights) is pam_cpuslice's own
-    strip = lambda ctl: set(ctl)
-    return VM and R[key]["ctl"] and strip(R[key]["ctl"]) == strip(eq["ctl"]) and len(strip(eq["ctl"])) == 1
+    return VM and R[key]["ctl"] and R[key]["ctl"] == eq["ctl"] and len(eq["ctl"]) == 1
 
 
 def cmp_split(r):  # distance from the fair share, alternative against pam_cpuslice: 5 points is "the same"

@@ -44,6 +44,7 @@
 #include "backend-cgroupfs.h"
 #include "conf.h"
 #include "login-policy.h"
+#include "proc-cgroup.h"
 #include "rules.h"
 #include "time-util.h"
 #include "user.h"
@@ -226,22 +227,26 @@ static int run_phases(char **argv) {
         return 0;
 }
 
+typedef struct PathBuf {
+        char *buf;
+        size_t n;
+} PathBuf;
+
+static int unified_line(const char *id, const char *controllers, const char *path, void *userdata) {
+        PathBuf *p = userdata;
+
+        if (strcmp(id, "0") != 0 || *controllers)
+                return 0;
+        snprintf(p->buf, p->n, "/sys/fs/cgroup%s", path);
+        return 1;
+}
+
 /* The cgroup the process is in now (v2: the "0::" line), as a path below /sys/fs/cgroup. */
 static int own_cgroup(char *buf, size_t n) {
-        char line[512];
-        FILE *f = fopen("/proc/self/cgroup", "re");
-        int r = -ENOENT;
+        PathBuf p = { buf, n };
+        int r = proc_cgroup_for_each(getpid(), unified_line, &p);
 
-        if (!f)
-                return -errno;
-        while (fgets(line, sizeof line, f))
-                if (strncmp(line, "0::", 3) == 0) {
-                        line[strcspn(line, "\n")] = '\0';
-                        snprintf(buf, n, "/sys/fs/cgroup%s", line + 3);
-                        r = 0;
-                }
-        fclose(f);
-        return r;
+        return r == 1 ? 0 : r < 0 ? r : -ENOENT;
 }
 
 static int run_floor2(char **argv) {

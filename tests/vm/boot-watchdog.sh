@@ -10,18 +10,11 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 NAME=vm-boot-watchdog
 
-skip() {
-        if [ -n "${CPUSLICE_REQUIRE_ALL:-}" ] && [ "${CPUSLICE_REQUIRE_ALL}" != 0 ]; then
-                echo "$NAME: FAIL (would skip, but CPUSLICE_REQUIRE_ALL is set): $*"
-                exit 1
-        fi
-        echo "$NAME: SKIP: $*"
-        exit 77
-}
+. "$HERE/host-lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (the guest image is built with debootstrap and chroot)"
 command -v qemu-system-x86_64 > /dev/null || skip "qemu-system-x86_64 is not installed (tools/install-deps vm)"
 
-IMAGE=$("$TOP/tools/vm/build-image" | tail -n1) || { echo "$NAME: FAIL: tools/vm/build-image failed"; exit 1; }
+IMAGE=$(vm_image) || exit 1
 SHARE=$(mktemp -d "/tmp/cpuslice-$NAME.XXXXXX")
 trap 'rm -rf "$SHARE"' EXIT
 printf '#!/bin/sh\nexit 0\n' > "$SHARE/guest.sh"

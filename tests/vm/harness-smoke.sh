@@ -18,15 +18,8 @@ TOP=$(cd "$HERE/../.." && pwd)
 ENVS=${CPUSLICE_VM_ENVS:-systemd-v2 systemd-v1 nosd-v2 nosd-v1}
 VM_TIMEOUT=${CPUSLICE_VM_TIMEOUT:-300}
 
-skip() {
-    if [ "${CPUSLICE_REQUIRE_ALL:-0}" = 1 ]; then
-        echo "harness-smoke: FAIL (skip not allowed with CPUSLICE_REQUIRE_ALL=1): $*"
-        exit 1
-    fi
-    echo "harness-smoke: SKIP: $*"
-    exit 77
-}
-fail() { echo "harness-smoke: FAIL: $*"; exit 1; }
+NAME=harness-smoke
+. "$HERE/host-lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root (debootstrap, chroot and the image cache)"
 if ! command -v qemu-system-x86_64 > /dev/null; then
@@ -38,8 +31,7 @@ if ! command -v qemu-system-x86_64 > /dev/null; then
 fi
 
 t0=$SECONDS
-IMAGE=$("$TOP/tools/vm/build-image" | tail -n1) || fail "tools/vm/build-image failed"
-[ -f "$IMAGE/rootfs.ext4" ] || fail "build-image printed '$IMAGE', which has no rootfs.ext4"
+IMAGE=$(vm_image) || exit 1
 echo "harness-smoke: image $IMAGE ready in $((SECONDS - t0)) s"
 
 WORK=$(mktemp -d /tmp/vm-smoke.XXXXXX)

@@ -31,15 +31,7 @@ TOP=$(cd "$HERE/../.." && pwd)
 ENV=${1:?usage: vm-test.sh [pkg-]nosd-v2|nosd-v1|[pkg-]systemd-v2|[pkg-]systemd-v1}
 NAME=vm-$ENV
 
-skip() {
-        if [ -n "${CPUSLICE_REQUIRE_ALL:-}" ] && [ "${CPUSLICE_REQUIRE_ALL}" != 0 ]; then
-                echo "$NAME: FAIL (would skip, but CPUSLICE_REQUIRE_ALL is set): $*"
-                exit 1
-        fi
-        echo "$NAME: SKIP: $*"
-        exit 77
-}
-fail() { echo "$NAME: FAIL: $*"; exit 1; }
+. "$HERE/host-lib.sh"
 
 case "$ENV" in
 nosd-v2|nosd-v1) GUEST=guest-cgroupfs.sh ;;
@@ -62,8 +54,7 @@ if ! ls "$DEBS"/libpam-cpuslice_*.deb "$DEBS"/slicectl_*.deb > /dev/null 2>&1 ||
         DEB_BUILD_OPTIONS=nocheck "$TOP/tools/package" "$DEBS" > "$DEBS.log" 2>&1 ||
                 { tail -n 30 "$DEBS.log"; fail "tools/package failed (log: $DEBS.log)"; }
 fi
-IMAGE=$("$TOP/tools/vm/build-image" | tail -n1) || fail "tools/vm/build-image failed"
-[ -f "$IMAGE/rootfs.ext4" ] || fail "build-image printed '$IMAGE', which has no rootfs.ext4"
+IMAGE=$(vm_image) || exit 1
 echo "$NAME: image $IMAGE ($((SECONDS - t0)) s)"
 
 SHARE=$(mktemp -d "/tmp/cpuslice-$NAME.XXXXXX")

@@ -1,0 +1,22 @@
+# tests/vm/host-lib.sh — sourced by the host halves of the VM tests (vm-test.sh, boot-watchdog.sh,
+# harness-smoke.sh); they set NAME first. Not a guest file: the guests source guest-lib.sh.
+
+# a test that cannot run here skips (77), except under CPUSLICE_REQUIRE_ALL=1 (CI), where it fails
+skip() {
+        if [ -n "${CPUSLICE_REQUIRE_ALL:-}" ] && [ "${CPUSLICE_REQUIRE_ALL}" != 0 ]; then
+                echo "$NAME: FAIL (would skip, but CPUSLICE_REQUIRE_ALL is set): $*"
+                exit 1
+        fi
+        echo "$NAME: SKIP: $*"
+        exit 77
+}
+fail() { echo "$NAME: FAIL: $*"; exit 1; }
+
+# the cached guest image's directory on stdout (tools/vm/build-image builds it when missing);
+# called as IMAGE=$(vm_image) || exit 1, so its complaint goes to stderr
+vm_image() {
+        local image
+        image=$("$TOP/tools/vm/build-image" | tail -n1) || { echo "$NAME: FAIL: tools/vm/build-image failed" >&2; return 1; }
+        [ -f "$image/rootfs.ext4" ] || { echo "$NAME: FAIL: build-image printed '$image', which has no rootfs.ext4" >&2; return 1; }
+        echo "$image"
+}

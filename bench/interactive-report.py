@@ -149,6 +149,11 @@ out = []
 p = out.append
 mode = "quick" if o.quick else "full"
 nrounds = len(glob.glob(os.path.join(o.runs, 'cs-eq.*')))
+# what both headers say alike: the light user's load, the window, the other load in the machine
+LIGHT = (f"Light user: 10 ms wake-up probe + 1 CPU-bound thread + gzip -6 of {o.job_kib // 1024} MiB back to "
+         f"back.")
+WINDOW = f"{o.warm:g} s warm-up + {o.dur:g} s measured"
+REST = f"used {OTHERS_MEAN:.2f} CPUs on average during the windows (at most {OTHERS:.2f})."
 if VM:
     facts = " ".join(open(f).read().split("\n")[0] for f in sorted(o.facts)[:1])
     fk = dict(t.partition("=")[::2] for t in facts.split() if "=" in t)
@@ -157,19 +162,15 @@ if VM:
       f"at start, {o.load_end} at end; the rest of the host (its busy time minus the VM's cgroup) used "
       f"{HOST_OTHERS:.2f} CPUs on average over the boots. {nrounds} boot(s), one round each (pam_cpuslice's "
       f"configurations last in each boot; every other boot both blocks in reverse order), each window "
-      f"{o.warm:g} s warm-up + {o.dur:g} s measured. Light user: 10 ms wake-up probe + 1 CPU-bound thread + "
-      f"gzip -6 of {o.job_kib // 1024} MiB back to back. Heavy user: {o.hogs} hogs + {o.builds} build-like loops "
+      f"{WINDOW}. {LIGHT} Heavy user: {o.hogs} hogs + {o.builds} build-like loops "
       f"(gzip -1 \\| sort of 64 KiB, 20 × sh -c true: no compiler in the guest). Every ratio is between figures "
-      f"of this run; absolute times are TCG's. Inside the guest the rest of the system used {OTHERS_MEAN:.2f} "
-      f"CPUs on average during the windows (at most {OTHERS:.2f}).")
+      f"of this run; absolute times are TCG's. Inside the guest the rest of the system {REST}")
 else:
     p(f"Kernel {o.kernel}, {o.ncpu} CPUs, `bench/interactive` ({mode}), load average {o.load_start} at start, "
       f"{o.load_end} at end. {nrounds} round(s) per configuration "
-      f"(every other round in reverse order), each {o.warm:g} s warm-up + {o.dur:g} s measured. Light user: "
-      f"10 ms wake-up probe + 1 CPU-bound thread + gzip -6 of {o.job_kib // 1024} MiB back to back. Heavy user: "
+      f"(every other round in reverse order), each {WINDOW}. {LIGHT} Heavy user: "
       f"{o.hogs} hogs + {o.builds} build loops (cc -O2 -c, 20 × sh -c true). Peers: {o.peers}. Every ratio is "
-      f"between figures of this run. The rest of the host used {OTHERS_MEAN:.2f} CPUs on average during the "
-      f"windows (at most {OTHERS:.2f}).")
+      f"between figures of this run. The rest of the host {REST}")
 p("")
 if HOST_BUSY:
     p(f"**The host was too busy for these figures to mean anything**: besides the VM it used {HOST_OTHERS:.2f} "

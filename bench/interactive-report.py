@@ -55,6 +55,8 @@ else:
         ("cgroup", "pam_cgroup", 0.5, "cgrules template `cg/%u`, equal cpu.shares"),
         ("cgfs", "pam_cgfs", 0.5, "`-c cpu,cpuacct`: `/user/USER/N`, equal cpu.shares"),
         ("hw-eq", "hand-written cgroups 1024:1024", 0.5, "pam_permit; `PARENT/hw-eq/{light,heavy}`, cpu.shares 1024 each"),
+        ("hw-deep", "hand-written cgroups 1024:1024, pam_cpuslice's depth", 0.5,
+         "pam_permit; `PARENT/hw-deep/user.slice/user-{light,heavy}.slice/s.scope`, cpu.shares 1024 each"),
         ("cs-eq", "**pam_cpuslice**, equal weights", 0.5, "`* CPUWeight=100`"),
         ("hw-w", f"hand-written cgroups {SH_L}:{SH_H}", WSHARE,
          f"pam_permit; `PARENT/hw-w/{{light,heavy}}`, cpu.shares {SH_L} and {SH_H}"),
@@ -89,8 +91,11 @@ for key, label, fair, how in CONFIGS:
     if not dirs:
         continue
     lat, jobs, light, heavy, win, builds, cgs, ags, ctl = [], [], 0, 0, 0, 0, set(), set(), set()
+    p99s = []  # each window's own p99: how far one window's tail is from the next
     for d in dirs:
-        lat += [float(x) for x in open(os.path.join(d, "probe")).read().split()]
+        wl = [float(x) for x in open(os.path.join(d, "probe")).read().split()]
+        lat += wl
+        p99s.append(pct(wl, 99))
         u = parse_kv(os.path.join(d, "usage"))
         t0, t1 = int(u["t0"]), int(u["t1"])
         light += int(u["light"])
@@ -112,7 +117,7 @@ for key, label, fair, how in CONFIGS:
                   share=light / (light + heavy) if light + heavy else float("nan"),
                   cpus_light=light / win, cpus_heavy=heavy / win,
                   job=statistics.median(jobs) if jobs else float("nan"), njobs=len(jobs),
-                  builds=builds / win * 1e6, cgs=cgs, ags=ags, ctl=ctl)
+                  builds=builds / win * 1e6, cgs=cgs, ags=ags, ctl=ctl, p99s=p99s)
 
 OTHERS = max(others) if others else 0.0
 OTHERS_MEAN = sum(others) / len(others) if others else 0.0
@@ -125,7 +130,7 @@ NAN = float("nan")
 for key, label, fair, how in CONFIGS:  # a development run may leave configurations out
     R.setdefault(key, dict(label=label, fair=fair, how=how, lat=[], p50=NAN, p99=NAN, p999=NAN, n=0, light=0,
                            heavy=0, win=1, share=NAN, cpus_light=NAN, cpus_heavy=NAN, job=NAN, njobs=0,
-                           builds=NAN, cgs={("-", "-")}, ags={("-", "-")}, ctl=set(), missing=True))
+                           builds=NAN, cgs={("-", "-")}, ags={("-", "-")}, ctl=set(), p99s=[], missing=True))
 idle = R["idle"]
 
 
@@ -188,12 +193,13 @@ elif BUSY:
       f"{o.load_start.split()[0]} at the start, above 0.5 × {ncpu} CPUs. Every figure below is **not "
       f"meaningful**; it is kept only to show the run worked. No verdict is drawn.")
     p("")
-p("| configuration | placed by | probe p50 | p99 | p99.9 | p99 ÷ idle | light user's CPU share (of both users') "
-  "| ÷ fair share | light CPUs / heavy CPUs | job (median) | job ÷ idle | heavy builds/s |")
-p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+p("| configuration | placed by | probe p50 | p99 | p99 of each window (min–max) | p99.9 | p99 ÷ idle "
+  "| light user's CPU share (of both users') | ÷ fair share | light CPUs / heavy CPUs | job (median) | job ÷ idle "
+  "| heavy builds/s |")
+p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 for key, label, fair, how in CONFIGS:
     if key in SKIPPED:
-        p(f"| {label} | **not run**: {SKIPPED[key]} | " + " | ".join(["–"] * 10) + " |")
+        p(f"| {label} | **not run**: {SKIPPED[key]} | " + " | ".join(["–"] * 11) + " |")
         continue
     if R[key].get("missing"):
         continue
@@ -205,7 +211,8 @@ for key, label, fair, how in CONFIGS:
     job = "–" if key == "idle-probe" else (f"{r['job']:.2f} s ({r['njobs']})" if r["njobs"] else "none finished")
     job_r = "–" if key in ("idle-probe", "idle") else ratio(r["job"] / idle["job"])
     builds = "–" if fair is None else f"{r['builds']:.1f}"
-    p(f"| {label}{nm} | {how} | {us(r['p50'])} | {us(r['p99'])} | {us(r['p999'])} | "
+    spread = f"{us(min(r['p99s']))} – {us(max(r['p99s']))}" if len(r["p99s"]) > 1 else "–"
+    p(f"| {label}{nm} | {how} | {us(r['p50'])} | {us(r['p99'])} | {spread} | {us(r['p999'])} | "
       f"{ratio(r['p99'] / idle['p99'])} | {share} | {vs_fair} | {cpus} | {job} | {job_r} | {builds} |")
 p("")
 n = R["cs-eq"]["n"]
@@ -254,6 +261,11 @@ for r, name in ((eq, "equal weights"), (w, f"weight {o.w_light}:{o.w_heavy}")):
     dev = abs(r["share"] / r["fair"] - 1)
     p(f"| pam_cpuslice ({name}): light user's CPU share against its fair share | {r['share'] * 100:.1f} % / "
       f"{r['fair'] * 100:.0f} % ({dev * 100:.1f} % off) | within 5 % | {verdict(dev <= 0.05)} |")
+    refkey = "hw-deep" if r is eq else "hw-w"  # the same shares written by hand: the kernel's own answer
+    if not VM and not R[refkey].get("missing"):
+        ref = R[refkey]
+        p(f"| {LABEL[refkey]} (context: pam_cpuslice's shares, by hand) | p99 {ratio(ref['p99'] / idle['p99'])} "
+          f"idle; share {ref['share'] * 100:.1f} % ({abs(ref['share'] / r['fair'] - 1) * 100:.1f} % off) | | |")
 p("")
 p("pam_cpuslice (equal weights) against each alternative — ratios > 1× mean pam_cpuslice does better:")
 p("")
@@ -355,8 +367,8 @@ sub = (f"systemd-v2 VM, {o.ncpu} vCPUs (TCG): host load {o.load_start.split()[0]
        f"{o.ncpu} CPUs, {mode} run")
 colors = {"idle-probe": "#bbbbbb", "idle": "#000000", "flat": "#d62728", "autogroup": "#ff7f0e",
           "cgroup": "#8c564b", "cgfs": "#9467bd", "cs-eq": "#1f77b4", "cs-w": "#2ca02c",
-          "sd-default": "#e377c2", "hw-eq": "#17becf", "hw-w": "#bcbd22"}
-styles = {"idle-probe": ":", "idle": "--", "cs-eq": "-", "cs-w": "-", "hw-eq": "-.", "hw-w": "-."}
+          "sd-default": "#e377c2", "hw-eq": "#17becf", "hw-w": "#bcbd22", "hw-deep": "#7f7f7f"}
+styles = {"idle-probe": ":", "idle": "--", "cs-eq": "-", "cs-w": "-", "hw-eq": "-.", "hw-w": "-.", "hw-deep": "-."}
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 6))
 for key, label, fair, how in CONFIGS:
     if R[key].get("missing"):

@@ -57,6 +57,10 @@ else:
         ("hw-eq", "hand-written cgroups 1024:1024", 0.5, "pam_permit; `PARENT/hw-eq/{light,heavy}`, cpu.shares 1024 each"),
         ("hw-deep", "hand-written cgroups 1024:1024, pam_cpuslice's depth", 0.5,
          "pam_permit; `PARENT/hw-deep/user.slice/user-{light,heavy}.slice/s.scope`, cpu.shares 1024 each"),
+        ("hw-root", "hand-written cgroups 1024:1024 at the cpu root", 0.5,
+         "pam_permit; `/csi-root-{light,heavy}`: the users compete at depth 1 (not in the default run)"),
+        ("hw-sd", "hand-written cgroups 1024:1024, pam_cpuslice's tree at parent=/", 0.5,
+         "pam_permit; `/csi-user.slice/user-{light,heavy}.slice/s.scope`: depth 2 (not in the default run)"),
         ("cs-eq", "**pam_cpuslice**, equal weights", 0.5, "`* CPUWeight=100`"),
         ("hw-w", f"hand-written cgroups {SH_L}:{SH_H}", WSHARE,
          f"pam_permit; `PARENT/hw-w/{{light,heavy}}`, cpu.shares {SH_L} and {SH_H}"),
@@ -367,7 +371,8 @@ sub = (f"systemd-v2 VM, {o.ncpu} vCPUs (TCG): host load {o.load_start.split()[0]
        f"{o.ncpu} CPUs, {mode} run")
 colors = {"idle-probe": "#bbbbbb", "idle": "#000000", "flat": "#d62728", "autogroup": "#ff7f0e",
           "cgroup": "#8c564b", "cgfs": "#9467bd", "cs-eq": "#1f77b4", "cs-w": "#2ca02c",
-          "sd-default": "#e377c2", "hw-eq": "#17becf", "hw-w": "#bcbd22", "hw-deep": "#7f7f7f"}
+          "sd-default": "#e377c2", "hw-eq": "#17becf", "hw-w": "#bcbd22", "hw-deep": "#7f7f7f",
+          "hw-root": "#aec7e8", "hw-sd": "#98df8a"}
 styles = {"idle-probe": ":", "idle": "--", "cs-eq": "-", "cs-w": "-", "hw-eq": "-.", "hw-w": "-.", "hw-deep": "-."}
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 6))
 for key, label, fair, how in CONFIGS:

@@ -78,15 +78,25 @@ busy_usec() {
 # only, no controller) and returns its status. Sets METERED_SECS, and OTHER_CPUS: what the rest of
 # the host used meanwhile, in CPUs (its busy time minus DIR's). /proc/stat counts ticks and
 # cpu.stat microseconds, so a quiet host can come out a little below 0: clamped.
+# usage_usec DIR: a cgroup2 dir's CPU time (cpu.stat's usage_usec), for bash's 64-bit arithmetic
+usage_usec() { awk '/^usage_usec/ {print $2}' "$1/cpu.stat"; }
+
+# metered_cleanup DIR: for an EXIT trap: what an interrupted run_metered left in DIR is killed, DIR removed
+metered_cleanup() {
+        [ -d "$1" ] || return 0
+        [ -e "$1/cgroup.kill" ] && echo 1 > "$1/cgroup.kill"
+        for _ in $(seq 50); do rmdir "$1" 2> /dev/null && return 0; sleep 0.1; done
+}
+
 BENCH_V2=/sys/fs/cgroup/unified
 [ -f $BENCH_V2/cgroup.procs ] || BENCH_V2=/sys/fs/cgroup
 run_metered() {
         local dir=$1 b0 b1 q0 q1 t0 t1 rc=0
         shift
         mkdir -p "$dir"
-        b0=$(busy_usec) q0=$(awk '/^usage_usec/ {print $2}' "$dir/cpu.stat") t0=$(date +%s%N)
+        b0=$(busy_usec) q0=$(usage_usec "$dir") t0=$(date +%s%N)
         (echo $BASHPID > "$dir/cgroup.procs" && exec "$@") || rc=$?
-        b1=$(busy_usec) q1=$(awk '/^usage_usec/ {print $2}' "$dir/cpu.stat") t1=$(date +%s%N)
+        b1=$(busy_usec) q1=$(usage_usec "$dir") t1=$(date +%s%N)
         rmdir "$dir" 2> /dev/null || true
         METERED_SECS=$(((t1 - t0) / 1000000000))
         OTHER_CPUS=$(awk -v b=$((b1 - b0)) -v q=$((q1 - q0)) -v t=$(((t1 - t0) / 1000)) \

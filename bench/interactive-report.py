@@ -58,7 +58,7 @@ else:
         ("hw-deep", "hand-written cgroups 1024:1024, pam_cpuslice's depth", 0.5,
          "pam_permit; `PARENT/hw-deep/user.slice/user-{light,heavy}.slice/s.scope`, cpu.shares 1024 each"),
         ("hw-root", "hand-written cgroups 1024:1024 at the cpu root", 0.5,
-         "pam_permit; `/csi-root-{light,heavy}`: the users compete at depth 1 (not in the default run)"),
+         "pam_permit; `/csi-root-{light,heavy}`: the users, and their tasks, at depth 1"),
         ("hw-sd", "hand-written cgroups 1024:1024, pam_cpuslice's tree at parent=/", 0.5,
          "pam_permit; `/csi-user.slice/user-{light,heavy}.slice/s.scope`: depth 2 (not in the default run)"),
         ("cs-eq", "**pam_cpuslice**, equal weights", 0.5, "`* CPUWeight=100`"),
@@ -66,6 +66,10 @@ else:
          f"pam_permit; `PARENT/hw-w/{{light,heavy}}`, cpu.shares {SH_L} and {SH_H}"),
         ("cs-w", "**pam_cpuslice**, light user weighted", WSHARE,
          f"light CPUWeight={o.w_light}, heavy {o.w_heavy}"),
+        ("cs-root", "**pam_cpuslice** `slice_root=/`, equal weights", 0.5,
+         "`* CPUWeight=100`; `/user-UID.slice/session-N.scope`: the users compete at depth 1"),
+        ("cs-root-w", "**pam_cpuslice** `slice_root=/`, light user weighted", WSHARE,
+         f"light CPUWeight={o.w_light}, heavy {o.w_heavy}; `/user-UID.slice/session-N.scope`"),
     ]
 LABEL = {k: l.replace("**", "") for k, l, _, _ in CONFIGS}
 
@@ -256,7 +260,14 @@ if VM:
 eq, w = R["cs-eq"], R["cs-w"]
 p("| goal | measured | target | |")
 p("| --- | --- | --- | --- |")
-for r, name in ((eq, "equal weights"), (w, f"weight {o.w_light}:{o.w_heavy}")):
+# each pam_cpuslice configuration run, with the hand-written groups of the same shares and depth
+GOALS = [("cs-eq", "equal weights", "hw-deep"), ("cs-w", f"weight {o.w_light}:{o.w_heavy}", "hw-w"),
+         ("cs-root", "slice_root=/, equal weights", "hw-root"),
+         ("cs-root-w", f"slice_root=/, weight {o.w_light}:{o.w_heavy}", None)]
+for key, name, refkey in GOALS:
+    r = R.get(key, {"missing": True})
+    if r.get("missing"):
+        continue
     p(f"| pam_cpuslice ({name}): light user's p99 wake-up latency ÷ idle machine's | {ratio(r['p99'] / idle['p99'])} "
       f"({us(r['p99'])} / {us(idle['p99'])}) | ≤ 2× | {verdict(r['p99'] <= 2 * idle['p99'])} |")
     pa = R["idle-probe"]
@@ -265,8 +276,7 @@ for r, name in ((eq, "equal weights"), (w, f"weight {o.w_light}:{o.w_heavy}")):
     dev = abs(r["share"] / r["fair"] - 1)
     p(f"| pam_cpuslice ({name}): light user's CPU share against its fair share | {r['share'] * 100:.1f} % / "
       f"{r['fair'] * 100:.0f} % ({dev * 100:.1f} % off) | within 5 % | {verdict(dev <= 0.05)} |")
-    refkey = "hw-deep" if r is eq else "hw-w"  # the same shares written by hand: the kernel's own answer
-    if not VM and not R[refkey].get("missing"):
+    if not VM and refkey and not R[refkey].get("missing"):  # the same shares by hand: the kernel's own answer
         ref = R[refkey]
         p(f"| {LABEL[refkey]} (context: pam_cpuslice's shares, by hand) | p99 {ratio(ref['p99'] / idle['p99'])} "
           f"idle; share {ref['share'] * 100:.1f} % ({abs(ref['share'] / r['fair'] - 1) * 100:.1f} % off) | | |")
@@ -293,7 +303,7 @@ def cmp_split(r):  # distance from the fair share, alternative against pam_cpusl
 
 
 as_good = []
-ALTS = [k for k, _, f, _ in CONFIGS if f == 0.5 and k != "cs-eq"]
+ALTS = [k for k, _, f, _ in CONFIGS if f == 0.5 and not k.startswith("cs-")]
 for key in ALTS:
     if key in SKIPPED:
         p(f"| {LABEL[key]} | – | – | – | – | not run | not run | – |")
@@ -372,7 +382,7 @@ sub = (f"systemd-v2 VM, {o.ncpu} vCPUs (TCG): host load {o.load_start.split()[0]
 colors = {"idle-probe": "#bbbbbb", "idle": "#000000", "flat": "#d62728", "autogroup": "#ff7f0e",
           "cgroup": "#8c564b", "cgfs": "#9467bd", "cs-eq": "#1f77b4", "cs-w": "#2ca02c",
           "sd-default": "#e377c2", "hw-eq": "#17becf", "hw-w": "#bcbd22", "hw-deep": "#7f7f7f",
-          "hw-root": "#aec7e8", "hw-sd": "#98df8a"}
+          "hw-root": "#aec7e8", "hw-sd": "#98df8a", "cs-root": "#393b79", "cs-root-w": "#006400"}
 styles = {"idle-probe": ":", "idle": "--", "cs-eq": "-", "cs-w": "-", "hw-eq": "-.", "hw-w": "-.", "hw-deep": "-."}
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 6))
 for key, label, fair, how in CONFIGS:

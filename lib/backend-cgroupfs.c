@@ -54,16 +54,15 @@ static int parent_valid(const char *p) {
         return 0;
 }
 
-int cgfs_open(const char *root, const char *parent, const CgroupLayout *layout, const CgfsOps *ops, Cgfs *ret,
-              CsError *e) {
+int cgfs_open_slices(const char *root, const char *slices, const CgroupLayout *layout, const CgfsOps *ops, Cgfs *ret,
+                     CsError *e) {
         _cleanup_close_ int fd = -EBADF;
         Cgfs c = { .root_fd = -EBADF, .ops = ops ? ops : &cgfs_default_ops };
         int r;
 
-        if (!parent)
-                parent = "";
-        if (parent_valid(parent) < 0)
-                return cs_error(e, -EINVAL, "bad cgroup parent '%s' (a relative path without . or ..)", parent);
+        if (parent_valid(slices) < 0)
+                return cs_error(e, -EINVAL, "bad cgroup path '%s' for the user slices (a relative path without . or ..)",
+                                slices);
         fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return cs_error(e, -errno, "cannot open cgroup root %s: %m", root);
@@ -76,8 +75,8 @@ int cgfs_open(const char *root, const char *parent, const CgroupLayout *layout, 
                 if (r < 0)
                         return r;
         }
-        c.parent = strdup(parent);
-        if (!c.parent) {
+        c.slices = strdup(slices);
+        if (!c.slices) {
                 cgroup_layout_done(&c.layout);
                 return -ENOMEM;
         }
@@ -86,12 +85,28 @@ int cgfs_open(const char *root, const char *parent, const CgroupLayout *layout, 
         return 0;
 }
 
+int cgfs_open(const char *root, const char *parent, const CgroupLayout *layout, const CgfsOps *ops, Cgfs *ret,
+              CsError *e) {
+        char slices[PATH_MAX];
+        int n;
+
+        parent = strempty(parent);
+        if (parent_valid(parent) < 0)
+                return cs_error(e, -EINVAL, "bad cgroup parent '%s' (a relative path without . or ..)", parent);
+        n = (int) strlen(parent);
+        if (n > 0 && parent[n - 1] == '/')
+                n--;
+        if (snprintf(slices, sizeof slices, "%.*s%suser.slice", n, parent, n ? "/" : "") >= (int) sizeof slices)
+                return cs_error(e, -ENAMETOOLONG, "cgroup parent '%s' is too long", parent);
+        return cgfs_open_slices(root, slices, layout, ops, ret, e);
+}
+
 void cgfs_close(Cgfs *c) {
         closep(&c->root_fd);
         c->root_fd = -EBADF;
         cgroup_layout_done(&c->layout);
-        free(c->parent);
-        c->parent = NULL;
+        free(c->slices);
+        c->slices = NULL;
 }
 
 static bool is_cgroupfs(const struct statfs *s) {
@@ -255,15 +270,16 @@ static int open_hierarchy(Cgfs *c, const CgroupHierarchy *h, CsError *e) {
         return check_cgroupfs(c, fd, *h->path ? h->path : "the cgroup root", false, e);
 }
 
-/* <hierarchy>/<parent>/user.slice[/user-UID.slice] */
+/* <hierarchy>/<slices>[/user-UID.slice] */
 static int open_slice_path(Cgfs *c, const CgroupHierarchy *h, uid_t uid, WalkFlags flags, CsError *e) {
         _cleanup_close_ int hfd = -EBADF;
         char path[PATH_MAX], slice[SLICE_NAME_MAX];
 
         slice_name(uid, slice);
-        snprintf(path, sizeof path, "%s/user.slice/%s", c->parent, slice);
         if (uid == (uid_t) -1)
-                snprintf(path, sizeof path, "%s/user.slice", c->parent);
+                snprintf(path, sizeof path, "%s", c->slices);
+        else
+                snprintf(path, sizeof path, "%s%s%s", c->slices, *c->slices ? "/" : "", slice);
         hfd = open_hierarchy(c, h, e);
         if (hfd < 0)
                 return hfd;
@@ -551,7 +567,7 @@ static int open_session_once(Cgfs *c, uid_t uid, const char *session_id, pid_t p
                 return scope_fd;
         if (c->layout.acct.path) {
                 slice_name(uid, slice);
-                snprintf(path, sizeof path, "%s/user.slice/%s/%s", c->parent, slice, s->scope);
+                snprintf(path, sizeof path, "%s/%s/%s", c->slices, slice, s->scope);
                 acct_fd = open_hierarchy(c, &c->layout.acct, e);
                 if (acct_fd < 0)
                         return acct_fd;
@@ -581,7 +597,7 @@ int cgfs_open_session(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, con
         }
         /* su - self inside a session, or a second instance of the module in one stack: the
          * process is placed already, and must stay where the first placement put it */
-        if (slice_path_in_slice(s.orig_cpu, c->parent, uid)) {
+        if (slice_path_in_slice(s.orig_cpu, c->slices, uid)) {
                 cgfs_session_done(&s);
                 *ret = (CgfsSession) { .uid = uid };
                 return 0;

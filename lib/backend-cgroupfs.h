@@ -5,7 +5,8 @@
  *
  *   <hierarchy>/<parent>/user.slice/user-UID.slice/session-ID.scope
  *
- * mirroring systemd's names. User-level settings go on user-UID.slice; processes go into the
+ * mirroring systemd's names, or <hierarchy>/<slice root>/user-UID.slice/... when the admin names the
+ * cgroup that holds the slices (slice_root=/: users compete at the top of the cpu hierarchy). User-level settings go on user-UID.slice; processes go into the
  * session scope (cgroup v2 allows no processes in inner nodes). Every path is walked with
  * openat(O_NOFOLLOW) from a directory fd, every directory checked to be cgroupfs, and all file
  * access goes through a CgfsOps table that tests replace to inject faults. */
@@ -35,7 +36,8 @@ extern const CgfsOps cgfs_default_ops;
 typedef struct Cgfs {
         int root_fd;
         CgroupLayout layout;
-        char *parent;           /* below each hierarchy's root; "" by default */
+        char *slices;           /* the cgroup holding the user slices, below each hierarchy's root:
+                                 * "user.slice" by default, "" for the root itself */
         const CgfsOps *ops;
 } Cgfs;
 
@@ -47,7 +49,11 @@ typedef struct CgfsSession {
         char *orig_acct;
 } CgfsSession;
 
-/* root: the cgroup mount root (e.g. /sys/fs/cgroup); layout NULL: detect. */
+/* root: the cgroup mount root (e.g. /sys/fs/cgroup); slices: the cgroup (relative to each
+ * hierarchy's root, "" for the root) that holds the user-UID.slice groups; layout NULL: detect. */
+int cgfs_open_slices(const char *root, const char *slices, const CgroupLayout *layout, const CgfsOps *ops, Cgfs *ret,
+                     CsError *e);
+/* cgfs_open_slices() at PARENT/user.slice, systemd's shape below a parent cgroup ("" or NULL: the root) */
 int cgfs_open(const char *root, const char *parent, const CgroupLayout *layout, const CgfsOps *ops, Cgfs *ret,
               CsError *e);
 void cgfs_close(Cgfs *c);
@@ -64,7 +70,8 @@ int cgfs_open_session(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, con
 /* Moves pid back where it came from, removes the scope if empty and the slice if it has no scopes. */
 int cgfs_close_session(Cgfs *c, const CgfsSession *s, pid_t pid, CsError *e);
 void cgfs_session_done(CgfsSession *s);
-/* Removes empty session scopes and user slices below user.slice; returns how many were removed. */
+/* Removes empty session scopes and user slices (user-UID.slice only, nothing else that lives
+ * beside them); returns how many were removed. */
 int cgfs_gc(Cgfs *c, CsError *e);
 
 /* Opens a directory below dirfd: O_NOFOLLOW|O_DIRECTORY|O_CLOEXEC, checked to be cgroupfs and,
@@ -72,7 +79,7 @@ int cgfs_gc(Cgfs *c, CsError *e);
 int cgfs_open_dir(Cgfs *c, int dirfd, const char *name, CsError *e);
 /* The same for looking only (slicectl's readers): a delegated cgroup may be read, never written. */
 int cgfs_open_dir_to_read(Cgfs *c, int dirfd, const char *name, CsError *e);
-/* Opens <hierarchy>/<parent>/user.slice (h: the layout's cpu or acct hierarchy); -ENOENT if none. */
+/* Opens the cgroup holding the user slices (h: the layout's cpu or acct hierarchy); -ENOENT if none. */
 int cgfs_open_user_slice_root(Cgfs *c, const CgroupHierarchy *h, CsError *e);
 /* Reads a whole control file (at most 4 MiB) below dirfd, NUL-terminated. */
 int cgfs_read_file(Cgfs *c, int dirfd, const char *name, char **ret, CsError *e);

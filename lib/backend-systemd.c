@@ -238,7 +238,7 @@ static int line_in_user_slice(const char *id, const char *controllers, const cha
         /* the unified line, or systemd's own named hierarchy on legacy/hybrid hosts */
         bool systemd_line = (strcmp(id, "0") == 0 && !*controllers) || strcmp(controllers, "name=systemd") == 0;
 
-        return systemd_line && slice_path_in_slice(path, "", *(const uid_t *) userdata);
+        return systemd_line && slice_path_in_slice(path, "user.slice", *(const uid_t *) userdata);
 }
 
 /* The path systemd puts a process of uid's slice at, exactly as a prefix (slice_path_in_slice). */

@@ -47,10 +47,11 @@ const char *scope_name(const char *session_id, char buf[static SLICE_NAME_MAX]) 
         return buf;
 }
 
-bool slice_path_in_slice(const char *path, const char *parent, uid_t uid) {
+bool slice_path_in_slice(const char *path, const char *slices, uid_t uid) {
         char prefix[PATH_MAX], slice[SLICE_NAME_MAX];
 
         slice_name(uid, slice);
-        snprintf(prefix, sizeof prefix, "%s%s/user.slice/%s/", *parent ? "/" : "", parent, slice);
+        if (snprintf(prefix, sizeof prefix, "/%s%s%s/", slices, *slices ? "/" : "", slice) >= (int) sizeof prefix)
+                return false;
         return path && strncmp(path, prefix, strlen(prefix)) == 0;
 }

@@ -23,6 +23,7 @@ bool scope_name_valid(const char *name);
 /* "session-ID.scope" when the id is valid, else NULL (the caller falls back to pam-PID). */
 const char *scope_name(const char *session_id, char buf[static SLICE_NAME_MAX]);
 /* Whether a process's cgroup path (from /proc/PID/cgroup) lies in uid's slice: it starts with
- * /PARENT/user.slice/user-UID.slice/ exactly (/user.slice/... for parent ""). A user can build
+ * /SLICES/user-UID.slice/ exactly, SLICES being the cgroup that holds the user slices
+ * ("user.slice", "PARENT/user.slice"; "" for the root: /user-UID.slice/). A user can build
  * .../user@1001.service/app.slice/user-1002.slice/ inside their own delegated tree. */
-bool slice_path_in_slice(const char *path, const char *parent, uid_t uid);
+bool slice_path_in_slice(const char *path, const char *slices, uid_t uid);

@@ -43,6 +43,27 @@ static bool on_cgroupfs(const char *root, const char *sub) {
         return s.f_type == CGROUP_SUPER_MAGIC || s.f_type == CGROUP2_SUPER_MAGIC;
 }
 
+static int open_at_target(const SliceTarget *t, const char *root, const CgroupLayout *known, Cgfs *ret, CsError *e) {
+        const char *s = t->slice_root;
+        char slices[PATH_MAX];
+        size_t n;
+
+        if (!s)
+                return cgfs_open(root, strempty(t->parent), known, NULL, ret, e);
+        /* both would name the one place the slices live, and neither may quietly win */
+        if (t->parent && *t->parent)
+                return cs_error(e, -EINVAL, "parent and slice root both given; give one");
+        s += strspn(s, "/");
+        n = strlen(s);
+        while (n > 0 && s[n - 1] == '/')
+                n--;
+        if (n >= sizeof slices)
+                return cs_error(e, -ENAMETOOLONG, "slice root '%s' is too long", t->slice_root);
+        memcpy(slices, s, n);
+        slices[n] = '\0';
+        return cgfs_open_slices(root, slices, known, NULL, ret, e);
+}
+
 int slice_target_open_cgfs(const SliceTarget *t, const CgroupLayout *known, Cgfs *ret, CsError *e) {
         const char *root = t->cgroup_root ? t->cgroup_root : CGROUP_ROOT_DEFAULT;
         CgroupLayout layout = {};
@@ -55,7 +76,7 @@ int slice_target_open_cgfs(const SliceTarget *t, const CgroupLayout *known, Cgfs
                 layout.check_fs = !t->allow_scratch || on_cgroupfs(root, layout.cpu.path);
                 known = &layout;
         }
-        r = cgfs_open(root, strempty(t->parent), known, NULL, ret, e);
+        r = open_at_target(t, root, known, ret, e);
         cgroup_layout_done(&layout);
         return r;
 }

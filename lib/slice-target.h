@@ -23,6 +23,8 @@ typedef struct SliceTarget {
         SliceBackendKind backend;
         const char *cgroup_root;        /* NULL: /sys/fs/cgroup */
         const char *parent;             /* NULL or "": user.slice at each hierarchy's root */
+        const char *slice_root;         /* NULL: PARENT/user.slice; else the cgroup that holds the
+                                         * user-UID.slice groups ("/": each hierarchy's root) */
         int layout;                     /* CgroupLayoutKind, or -1: detect from mountinfo */
         bool allow_scratch;             /* a named layout over a tree that is not cgroupfs is a scratch
                                          * tree, used unchecked (tests); a real hierarchy is always checked */

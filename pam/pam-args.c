@@ -53,6 +53,8 @@ static bool parse_path_arg(const char *arg, ModuleArgs *a) {
                 a->target.cgroup_root = v;
         else if ((v = value_of(arg, "parent")))
                 a->target.parent = v;
+        else if ((v = value_of(arg, "slice_root")))
+                a->target.slice_root = v;
         else if ((v = value_of(arg, "bus_socket")))
                 a->bus_socket = v;
         else

@@ -31,7 +31,7 @@ struct SliceBackend {
         Cgfs cgfs;
 };
 
-/* From --backend, --cgroup-root, --parent and --cgroup-layout. */
+/* From --backend, --cgroup-root, --parent, --slice-root and --cgroup-layout. */
 int backend_open(SliceBackend *ret, const SliceTarget *t, CsError *e);
 /* backend_open() for a verb: a failure is logged as one line, and returned. */
 int backend_open_or_log(SliceBackend *ret, const SliceTarget *t);

@@ -27,7 +27,7 @@ extern unsigned arg_iterations;        /* 0: until q */
 extern bool arg_batch;
 extern bool arg_runtime;
 extern ConfPaths arg_conf;
-extern SliceTarget arg_target;          /* --backend, --cgroup-root, --parent, --cgroup-layout */
+extern SliceTarget arg_target;          /* --backend, --cgroup-root, --parent, --slice-root, --cgroup-layout */
 extern const char *arg_textfile;        /* metrics --textfile DIR */
 
 /* The effective config paths (defaults filled in). */

@@ -50,6 +50,7 @@ static void help(void) {
                "      --rundir DIR         runtime drop-in directory (default %s)\n"
                "      --cgroup-root DIR    cgroup mount root (default /sys/fs/cgroup)\n"
                "      --parent PATH        cgroup below which user.slice lives (default: the root)\n"
+               "      --slice-root PATH    cgroup holding the user-UID.slice groups (the module's slice_root=)\n"
                "      --cgroup-layout NAME unified, legacy or hybrid (default: detect)\n"
                "      --backend NAME       auto, cgroupfs or systemd: who writes the slices (default: systemd\n"
                "                           on a host booted with systemd, else cgroupfs)\n"
@@ -94,6 +95,7 @@ enum {
         ARG_RUNDIR,
         ARG_CGROUP_ROOT,
         ARG_PARENT,
+        ARG_SLICE_ROOT,
         ARG_CGROUP_LAYOUT,
         ARG_BACKEND,
         ARG_TEXTFILE,
@@ -117,6 +119,7 @@ static int parse_argv(int argc, char **argv) {
                 { "rundir", required_argument, NULL, ARG_RUNDIR },
                 { "cgroup-root", required_argument, NULL, ARG_CGROUP_ROOT },
                 { "parent", required_argument, NULL, ARG_PARENT },
+                { "slice-root", required_argument, NULL, ARG_SLICE_ROOT },
                 { "cgroup-layout", required_argument, NULL, ARG_CGROUP_LAYOUT },
                 { "backend", required_argument, NULL, ARG_BACKEND },
                 { "textfile", required_argument, NULL, ARG_TEXTFILE },
@@ -182,6 +185,9 @@ static int parse_argv(int argc, char **argv) {
                         break;
                 case ARG_PARENT:
                         arg_target.parent = optarg;
+                        break;
+                case ARG_SLICE_ROOT:
+                        arg_target.slice_root = optarg;
                         break;
                 case ARG_CGROUP_LAYOUT:
                         arg_target.layout = cgroup_layout_kind_from_string(optarg);

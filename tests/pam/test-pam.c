@@ -194,6 +194,42 @@ static void test_hybrid_mirror(void **state) {
         assert_false(exists(f, "unified/scratch/sub/user.slice/cgroup.subtree_control"));
 }
 
+/* slice_root=/: the user slices at the top of each hierarchy, where users compete directly */
+static void test_slice_root(void **state) {
+        Fx *f = *state;
+        char p[700];
+
+        snprintf(p, sizeof p, "%s/cpu", f->cgroot);
+        mkdir(p, 0755);
+        snprintf(p, sizeof p, "%s/unified", f->cgroot);
+        mkdir(p, 0755);
+        conf(f, "* CPUWeight=50\n");
+        service(f, "cgroup_layout=hybrid slice_root=/", "9");
+        run(f, "carol", PAM_SUCCESS, -1);
+        expect_file(f, "cpu/user-1003.slice/cpu.shares", "512\n");
+        expect_file(f, "cpu/user-1003.slice/session-9.scope/cgroup.procs", runpid(f));
+        expect_file(f, "unified/user-1003.slice/session-9.scope/cgroup.procs", runpid(f));
+        assert_false(exists(f, "cpu/user.slice"));
+        /* a named cgroup, slashes either side */
+        service(f, "cgroup_layout=hybrid slice_root=/users/", "10");
+        run(f, "carol", PAM_SUCCESS, -1);
+        expect_file(f, "cpu/users/user-1003.slice/session-10.scope/cgroup.procs", runpid(f));
+        /* with parent= too it is a config error: no slice, one line, and strict denies */
+        service(f, "cgroup_layout=hybrid slice_root=/ parent=p", "11");
+        run(f, "carol", PAM_SUCCESS, -1);
+        expect_log(f, "parent and slice root both given; give one");
+        expect_log(f, "login proceeds without a CPU slice");
+        assert_false(exists(f, "cpu/user-1003.slice/session-11.scope"));
+        assert_false(exists(f, "cpu/p"));
+        service(f, "cgroup_layout=hybrid slice_root=/ parent=p strict", "11");
+        run(f, "carol", PAM_SESSION_ERR, -1);
+        expect_log(f, "session denied (strict)");
+        /* a path that climbs out is refused like a bad parent= */
+        service(f, "cgroup_layout=hybrid slice_root=../x", "12");
+        run(f, "carol", PAM_SUCCESS, -1);
+        expect_log(f, "bad cgroup path '../x' for the user slices");
+}
+
 static void test_hostile_session_id(void **state) {
         Fx *f = *state;
         char scope[128];
@@ -409,7 +445,7 @@ int main(int argc, char **argv) {
                 return fd_child_main(argv[2]);
         const struct CMUnitTest tests[] = {
                 T(test_unified_values),   T(test_unified_idle_and_adjusted_period),
-                T(test_legacy_values),    T(test_hybrid_mirror),
+                T(test_legacy_values),    T(test_hybrid_mirror),    T(test_slice_root),
                 T(test_hostile_session_id), T(test_close_moves_back),
                 T(test_fail_open_and_strict), T(test_broken_config),
                 T(test_unsafe_config),    T(test_left_alone),

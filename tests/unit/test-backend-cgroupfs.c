@@ -181,7 +181,8 @@ static void set_hier(Fx *f, const char *sub) {
 }
 
 /* Opens the backend on a scratch tree with the hierarchy directories a named layout expects. */
-static void open_tl(Fx *f, TestLayout tl, const char *parent, const CgfsOps *ops) {
+/* slices non-NULL: the user slices in that cgroup (cgfs_open_slices), parent ignored */
+static void open_tl_at(Fx *f, TestLayout tl, const char *parent, const char *slices, const CgfsOps *ops) {
         static const CgroupLayoutKind kinds[_TL_MAX] = { CGROUP_LAYOUT_UNIFIED, CGROUP_LAYOUT_LEGACY,
                                                          CGROUP_LAYOUT_LEGACY, CGROUP_LAYOUT_HYBRID };
         CgroupLayout l = {};
@@ -195,11 +196,16 @@ static void open_tl(Fx *f, TestLayout tl, const char *parent, const CgfsOps *ops
         if (tl_acct[tl])
                 set_hier(f, tl_acct[tl]);
         assert_int_equal(cgroup_layout_named(f->root, kinds[tl], &l, &f->e), 0);
-        if (cgfs_open(f->root, parent, &l, ops, &f->c, &f->e) < 0)
+        if ((slices ? cgfs_open_slices(f->root, slices, &l, ops, &f->c, &f->e)
+                    : cgfs_open(f->root, parent, &l, ops, &f->c, &f->e)) < 0)
                 fail_msg("cgfs_open: %s", f->e.msg);
         cgroup_layout_done(&l);
         assert_int_equal(f->c.layout.kind, kinds[tl]);
         assert_true((f->c.layout.acct.path != NULL) == (tl_acct[tl] != NULL));
+}
+
+static void open_tl(Fx *f, TestLayout tl, const char *parent, const CgfsOps *ops) {
+        open_tl_at(f, tl, parent, NULL, ops);
 }
 
 static CpuKernelValues kv(uint64_t weight, uint64_t quota_per_sec) {
@@ -361,6 +367,7 @@ typedef struct OpenCase {
         const char *parent;
         uint64_t weight, quota;
         const char *const *tree;
+        const char *slices;     /* non-NULL: slice_root= instead of parent */
 } OpenCase;
 
 #define TREE(...) ((const char *const[]) { __VA_ARGS__, NULL })
@@ -461,6 +468,45 @@ static const OpenCase open_cases[] = {
                "unified/user.slice/user-1001.slice/",
                "unified/user.slice/user-1001.slice/session-7.scope/",
                "unified/user.slice/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n") },
+        /* slice_root=/: the users' slices at the top of each hierarchy, no user.slice between */
+        { "unified, slices at the root, weight 300, quota 50%", TL_UNIFIED, NULL, 300, 500000,
+          TREE("cgroup.subtree_control = +cpu\\n",
+               "user-1001.slice/",
+               "user-1001.slice/cgroup.subtree_control = +cpu\\n",
+               "user-1001.slice/cpu.idle = 0\\n",
+               "user-1001.slice/cpu.weight = 300\\n",
+               "user-1001.slice/cpu.max = 50000 100000\\n",
+               "user-1001.slice/session-7.scope/",
+               "user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n"),
+          "" },
+        { "hybrid, slices at the root, weight 300, quota 50%", TL_HYBRID, NULL, 300, 500000,
+          TREE("cpu/",
+               "cpu/user-1001.slice/",
+               "cpu/user-1001.slice/cpu.shares = 3072\\n",
+               "cpu/user-1001.slice/cpu.cfs_period_us = 100000\\n",
+               "cpu/user-1001.slice/cpu.cfs_quota_us = 50000\\n",
+               "cpu/user-1001.slice/session-7.scope/",
+               "cpu/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n",
+               "unified/",
+               "unified/user-1001.slice/",
+               "unified/user-1001.slice/session-7.scope/",
+               "unified/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n"),
+          "" },
+        { "legacy with cpuacct, slices in a cgroup of the admin's naming", TL_LEGACY, NULL, 300, CPU_QUOTA_INFINITY,
+          TREE("cpu/",
+               "cpu/users/",
+               "cpu/users/user-1001.slice/",
+               "cpu/users/user-1001.slice/cpu.shares = 3072\\n",
+               "cpu/users/user-1001.slice/cpu.cfs_period_us = 100000\\n",
+               "cpu/users/user-1001.slice/cpu.cfs_quota_us = -1\\n",
+               "cpu/users/user-1001.slice/session-7.scope/",
+               "cpu/users/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n",
+               "cpuacct/",
+               "cpuacct/users/",
+               "cpuacct/users/user-1001.slice/",
+               "cpuacct/users/user-1001.slice/session-7.scope/",
+               "cpuacct/users/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n"),
+          "users" },
 };
 
 static void test_open_session(void **state) {
@@ -476,7 +522,7 @@ static void test_open_session(void **state) {
                 rm_rf(f->root);
                 assert_int_equal(mkdir(f->root, 0755), 0);
                 cgfs_close(&f->c);
-                open_tl(f, t->tl, t->parent, NULL);
+                open_tl_at(f, t->tl, t->parent, t->slices, NULL);
                 r = cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e);
                 if (r < 0)
                         fail_msg("%s: %d %s", t->name, r, f->e.msg);
@@ -498,8 +544,8 @@ static void test_open_session(void **state) {
                 {
                         char rel[256], *text = NULL;
                         _cleanup_close_ int fd = -EBADF;
-                        snprintf(rel, sizeof rel, "%s%s%s%s", tl_cpu[t->tl], t->parent, *t->parent ? "/" : "",
-                                 SLICE);
+                        snprintf(rel, sizeof rel, "%s%s%suser-1001.slice", tl_cpu[t->tl], f->c.slices,
+                                 *f->c.slices ? "/" : "");
                         fd = openat(f->c.root_fd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
                         assert_true(fd >= 0);
                         bool v2 = f->c.layout.cpu.v2;
@@ -743,7 +789,13 @@ static void test_open_args(void **state) {
                         if (r < 0)
                                 fail_msg("parent '%s' refused: %s", cases[i].parent, f->e.msg);
                         assert_true(c.root_fd >= 0);
-                        assert_string_equal(c.parent, strempty(cases[i].parent));
+                        char want[64];
+                        const char *pa = strempty(cases[i].parent);
+                        int n = (int) strlen(pa);
+                        if (n > 0 && pa[n - 1] == '/')
+                                n--;
+                        snprintf(want, sizeof want, "%.*s%suser.slice", n, pa, n ? "/" : "");
+                        assert_string_equal(c.slices, want);
                         assert_string_equal(c.layout.cpu.path, "");
                         assert_ptr_equal(c.ops, &cgfs_default_ops);
                 } else {
@@ -984,7 +1036,7 @@ static const FaultCase fault_cases[] = {
         { "cpu.idle EACCES", TL_UNIFIED, "7", { OP_WRITE, "cpu.idle", EACCES }, -EACCES,
           "user-1001.slice: writing '0' to cpu.idle: Permission denied", .gone = SCOPE },
         { "subtree_control EACCES", TL_UNIFIED, "7", { OP_WRITE, "cgroup.subtree_control", EACCES }, -EACCES,
-          "enabling the cpu controller below /user.slice/user-1001.slice: "
+          "enabling the cpu controller below user.slice/user-1001.slice: "
           "writing '+cpu' to cgroup.subtree_control: Permission denied", .gone = "user.slice" },
         { "cpu.shares EINVAL", TL_LEGACY, "7", { OP_WRITE, "cpu.shares", EINVAL }, -EINVAL,
           "user-1001.slice: writing '3072' to cpu.shares: Invalid argument", .gone = "cpu/" SCOPE },
@@ -1442,9 +1494,11 @@ static void test_close_move_back_refused(void **state) {
 
 /* ---- gc ---- */
 
-static void test_gc(void **state) {
-        Fx *f = *state;
+/* base: where the user slices are, "" (the hierarchy's root) or "DIR/" */
+static void gc_at(Fx *f, const char *base) {
+        char slices[64];
 
+        snprintf(slices, sizeof slices, "%.*s", (int) strlen(base) - (*base ? 1 : 0), base);
         for (TestLayout tl = 0; tl < _TL_MAX; tl++) {
                 const char *hiers[2] = { tl_cpu[tl], tl_acct[tl] };
                 char rel[1024], pidname[1024];
@@ -1454,7 +1508,7 @@ static void test_gc(void **state) {
                 assert_int_equal(mkdir(f->root, 0755), 0);
                 cgfs_close(&f->c);
                 fake_reset();
-                open_tl(f, tl, "p", &fake_ops);
+                open_tl_at(f, tl, NULL, slices, &fake_ops);
                 fake.cgroupfs = true;
                 for (size_t h = 0; h < 2 && hiers[h]; h++) {
                         static const char *const dirs[] = {
@@ -1476,18 +1530,18 @@ static void test_gc(void **state) {
                                 "system.slice",
                         };
                         for (size_t j = 0; j < ELEMENTSOF(dirs); j++) {
-                                snprintf(rel, sizeof rel, "%sp/user.slice/%s", hiers[h], dirs[j]);
+                                snprintf(rel, sizeof rel, "%s%s%s", hiers[h], base, dirs[j]);
                                 mkdir_p(f, rel);
                                 put(f, strcat(rel, "/cgroup.procs"), "");
                         }
-                        snprintf(rel, sizeof rel, "%sp/" SLICE "/session-2.scope/cgroup.procs", hiers[h]);
+                        snprintf(rel, sizeof rel, "%s%suser-1001.slice/session-2.scope/cgroup.procs", hiers[h], base);
                         put(f, rel, "4242\n");
                         /* files and links with slice and scope names are not directories */
-                        snprintf(rel, sizeof rel, "%sp/user.slice/user-1008.slice", hiers[h]);
+                        snprintf(rel, sizeof rel, "%s%suser-1008.slice", hiers[h], base);
                         put(f, rel, "");
-                        snprintf(rel, sizeof rel, "%sp/user.slice/user-1001.slice/file.scope", hiers[h]);
+                        snprintf(rel, sizeof rel, "%s%suser-1001.slice/file.scope", hiers[h], base);
                         put(f, rel, "");
-                        snprintf(rel, sizeof rel, "%s/%sp/user.slice/user-1009.slice", f->root, hiers[h]);
+                        snprintf(rel, sizeof rel, "%s/%s%suser-1009.slice", f->root, hiers[h], base);
                         assert_int_equal(symlink(f->outside, rel), 0);
                         snprintf(rel, sizeof rel, "%s/session-9.scope", f->outside);
                         assert_true(mkdir(rel, 0755) == 0 || errno == EEXIST);
@@ -1497,7 +1551,9 @@ static void test_gc(void **state) {
                         fail_msg("%s: gc removed %d (%s), expected 5", tl_names[tl], r, f->e.msg);
                 for (size_t h = 0; h < 2 && hiers[h]; h++) {
                         char *got, *want;
-                        snprintf(rel, sizeof rel, "%s/%sp/user.slice", f->root, hiers[h]);
+                        snprintf(rel, sizeof rel, "%s/%s%s", f->root, hiers[h], slices);
+                        if (rel[strlen(rel) - 1] == '/') /* the slices at the hierarchy's root */
+                                rel[strlen(rel) - 1] = '\0';
                         got = manifest(rel);
                         snprintf(pidname, sizeof pidname, "user-1009.slice -> %s", f->outside);
                         want = expected(
@@ -1531,6 +1587,12 @@ static void test_gc(void **state) {
                 /* nothing left to collect */
                 assert_int_equal(cgfs_gc(&f->c, &f->e), 0);
         }
+}
+
+static void test_gc(void **state) {
+        gc_at(*state, "p/user.slice/");
+        /* slice_root=/: beside the slices are everyone else's cgroups, and they are not ours */
+        gc_at(*state, "");
 }
 
 static void test_gc_empty_and_errors(void **state) {

@@ -73,25 +73,32 @@ static void test_scope_name_valid(void **state) {
 
 static void test_path_in_slice(void **state) {
         static const struct {
-                const char *path, *parent;
+                const char *path, *slices;
                 uid_t uid;
                 bool in;
         } cases[] = {
-                { "/user.slice/user-1001.slice/session-3.scope\n", "", 1001, true },
-                { "/user.slice/user-1001.slice/", "", 1001, true },
-                { "/user.slice/user-1001.slice", "", 1001, false },      /* the slice itself holds no process */
-                { "/user.slice/user-10010.slice/x", "", 1001, false },
-                { "/user.slice/user-1001.slicex/x", "", 1001, false },
-                { "/user.slice/user-1002.slice/user@1002.service/app.slice/user-1001.slice/x", "", 1001, false },
-                { "/x/user.slice/user-1001.slice/s", "", 1001, false },   /* exactly a prefix */
-                { "/p/q/user.slice/user-1001.slice/s", "p/q", 1001, true },
-                { "/user.slice/user-1001.slice/s", "p/q", 1001, false },
+                { "/user.slice/user-1001.slice/session-3.scope\n", "user.slice", 1001, true },
+                { "/user.slice/user-1001.slice/", "user.slice", 1001, true },
+                { "/user.slice/user-1001.slice", "user.slice", 1001, false }, /* the slice itself holds no process */
+                { "/user.slice/user-10010.slice/x", "user.slice", 1001, false },
+                { "/user.slice/user-1001.slicex/x", "user.slice", 1001, false },
+                { "/user.slice/user-1002.slice/user@1002.service/app.slice/user-1001.slice/x", "user.slice", 1001,
+                  false },
+                { "/x/user.slice/user-1001.slice/s", "user.slice", 1001, false },   /* exactly a prefix */
+                { "/p/q/user.slice/user-1001.slice/s", "p/q/user.slice", 1001, true },
+                { "/user.slice/user-1001.slice/s", "p/q/user.slice", 1001, false },
+                /* slices at the root: /user-UID.slice/, and nothing deeper that ends the same way */
+                { "/user-1001.slice/session-3.scope", "", 1001, true },
+                { "/user-1001.slice", "", 1001, false },
+                { "/user.slice/user-1001.slice/s", "", 1001, false },
+                { "/user-1002.slice/user@1002.service/user-1001.slice/s", "", 1001, false },
+                { "/user-1001.slice/s", "user.slice", 1001, false },
                 { NULL, "", 1001, false },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++)
-                if (slice_path_in_slice(cases[i].path, cases[i].parent, cases[i].uid) != cases[i].in)
-                        fail_msg("case %zu: '%s' under '%s'", i, cases[i].path, cases[i].parent);
+                if (slice_path_in_slice(cases[i].path, cases[i].slices, cases[i].uid) != cases[i].in)
+                        fail_msg("case %zu: '%s' under '%s'", i, cases[i].path, cases[i].slices);
 }
 
 int main(void) {

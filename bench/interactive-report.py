@@ -70,6 +70,10 @@ else:
          "`* CPUWeight=100`; `/user-UID.slice/session-N.scope`: the users compete at depth 1"),
         ("cs-root-w", "**pam_cpuslice** `slice_root=/`, light user weighted", WSHARE,
          f"light CPUWeight={o.w_light}, heavy {o.w_heavy}; `/user-UID.slice/session-N.scope`"),
+        ("hw-min", "hand-written cgroups 1024:2", 1.0,
+         "pam_permit; `PARENT/hw-min/{light,heavy}`, the heavy user at v1's smallest cpu.shares (2), no cpu.idle"),
+        ("cs-idle", "**pam_cpuslice**, heavy user idle", 1.0,
+         "`csi-heavy CPUWeight=idle` (cpu.idle 1): the light user may have all it asks for"),
     ]
 LABEL = {k: l.replace("**", "") for k, l, _, _ in CONFIGS}
 
@@ -263,8 +267,11 @@ p("| --- | --- | --- | --- |")
 # each pam_cpuslice configuration run, with the hand-written groups of the same shares and depth
 GOALS = [("cs-eq", "equal weights", "hw-deep"), ("cs-w", f"weight {o.w_light}:{o.w_heavy}", "hw-w"),
          ("cs-root", "slice_root=/, equal weights", "hw-root"),
-         ("cs-root-w", f"slice_root=/, weight {o.w_light}:{o.w_heavy}", None)]
+         ("cs-root-w", f"slice_root=/, weight {o.w_light}:{o.w_heavy}", None),
+         ("cs-idle", "heavy user CPUWeight=idle", "hw-min")]
 for key, name, refkey in GOALS:
+    refnote = ("what CPUWeight=idle was on v1 before the module wrote cpu.idle" if refkey == "hw-min"
+               else "pam_cpuslice's shares, by hand")
     r = R.get(key, {"missing": True})
     if r.get("missing"):
         continue
@@ -278,7 +285,7 @@ for key, name, refkey in GOALS:
       f"{r['fair'] * 100:.0f} % ({dev * 100:.1f} % off) | within 5 % | {verdict(dev <= 0.05)} |")
     if not VM and refkey and not R[refkey].get("missing"):  # the same shares by hand: the kernel's own answer
         ref = R[refkey]
-        p(f"| {LABEL[refkey]} (context: pam_cpuslice's shares, by hand) | p99 {ratio(ref['p99'] / idle['p99'])} "
+        p(f"| {LABEL[refkey]} (context: {refnote}) | p99 {ratio(ref['p99'] / idle['p99'])} "
           f"idle; share {ref['share'] * 100:.1f} % ({abs(ref['share'] / r['fair'] - 1) * 100:.1f} % off) | | |")
 p("")
 p("pam_cpuslice (equal weights) against each alternative — ratios > 1× mean pam_cpuslice does better:")
@@ -382,7 +389,8 @@ sub = (f"systemd-v2 VM, {o.ncpu} vCPUs (TCG): host load {o.load_start.split()[0]
 colors = {"idle-probe": "#bbbbbb", "idle": "#000000", "flat": "#d62728", "autogroup": "#ff7f0e",
           "cgroup": "#8c564b", "cgfs": "#9467bd", "cs-eq": "#1f77b4", "cs-w": "#2ca02c",
           "sd-default": "#e377c2", "hw-eq": "#17becf", "hw-w": "#bcbd22", "hw-deep": "#7f7f7f",
-          "hw-root": "#aec7e8", "hw-sd": "#98df8a", "cs-root": "#393b79", "cs-root-w": "#006400"}
+          "hw-root": "#aec7e8", "hw-sd": "#98df8a", "cs-root": "#393b79", "cs-root-w": "#006400",
+          "cs-idle": "#9edae5", "hw-min": "#c49c94"}
 styles = {"idle-probe": ":", "idle": "--", "cs-eq": "-", "cs-w": "-", "hw-eq": "-.", "hw-w": "-.", "hw-deep": "-."}
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 6))
 for key, label, fair, how in CONFIGS:

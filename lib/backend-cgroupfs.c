@@ -303,6 +303,30 @@ static int write_setting(Cgfs *c, int fd, const char *name, const char *value, C
         return cgfs_write_file(c, fd, name, value, e);
 }
 
+/* v1 has cpu.idle since 5.15, and idle is then what it says: the group yields to any other at
+ * once (as SCHED_IDLE), where cpu.shares of 2 only makes it small, and a light user waking behind
+ * a hog waits a whole tick. The kernel refuses cpu.shares while a group is idle: idle goes off
+ * before the shares are written, and on instead of them. Without cpu.idle, shares of 2 it is. */
+static int write_weight_v1(Cgfs *c, int fd, const CpuKernelValues *k, CsError *e) {
+        _cleanup_free_ char *cur = NULL;
+        const char *want = k->idle ? "1\n" : "0\n";
+        char buf[32];
+        int r;
+
+        r = cgfs_read_file(c, fd, "cpu.idle", &cur, NULL);
+        if (r != -ENOENT) {
+                if (r < 0 || strcmp(cur, want) != 0) {
+                        r = cgfs_write_file(c, fd, "cpu.idle", want, e);
+                        if (r < 0)
+                                return r;
+                }
+                if (k->idle)
+                        return 0;
+        }
+        snprintf(buf, sizeof buf, "%" PRIu64 "\n", k->shares);
+        return write_setting(c, fd, "cpu.shares", buf, e);
+}
+
 static int write_settings(Cgfs *c, int fd, const CpuKernelValues *k, CsError *e) {
         char buf[64];
         int r;
@@ -321,8 +345,7 @@ static int write_settings(Cgfs *c, int fd, const CpuKernelValues *k, CsError *e)
                 r = cpu_max_format(k, buf, sizeof buf);
                 return r < 0 ? r : write_setting(c, fd, "cpu.max", buf, e);
         }
-        snprintf(buf, sizeof buf, "%" PRIu64 "\n", k->shares);
-        r = write_setting(c, fd, "cpu.shares", buf, e);
+        r = write_weight_v1(c, fd, k, e);
         if (r < 0)
                 return r;
         snprintf(buf, sizeof buf, "%" PRIu64 "\n", k->period_usec);

@@ -169,10 +169,17 @@ void sampler_done(Sampler *s) {
         *s = (Sampler) { .interval_usec = s->interval_usec };
 }
 
+/* v1: idle is cpu.idle where the kernel has it, else shares of 2 (the module writes what it can) */
+static bool drift_v1_weight(const SliceInfo *info, const CpuKernelValues *k) {
+        if (k->idle)
+                return !info->idle && info->shares != k->shares;
+        return info->idle || info->shares != k->shares;
+}
+
 unsigned slice_drift(bool v2, const SliceInfo *info, const CpuKernelValues *k) {
         unsigned m = 0;
 
-        if (v2 ? info->idle != k->idle || (!k->idle && info->weight != k->weight) : info->shares != k->shares)
+        if (v2 ? info->idle != k->idle || (!k->idle && info->weight != k->weight) : drift_v1_weight(info, k))
                 m |= 1u << SETTING_WEIGHT;
         if (info->have_quota && info->quota_usec != k->quota_usec)
                 m |= 1u << SETTING_QUOTA;

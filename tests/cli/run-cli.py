@@ -281,6 +281,36 @@ def case_parent():
         t.cleanup()
 
 
+def case_slice_root():
+    """--slice-root /: the slices at the hierarchy's top, beside cgroups that are not ours"""
+    t = Tree("hybrid")
+    try:
+        for h in ("cpu", "unified"):
+            os.makedirs(t.path(h, "user-1001.slice", "session-1.scope"))
+            os.makedirs(t.path(h, "user-1003.slice"))
+            os.makedirs(t.path(h, "system.slice", "cron.service"))
+            os.makedirs(t.path(h, "user-1003.slice.bak"))
+        t.write("cpu/user-1001.slice/cpu.shares", "2048\n")
+        t.write("cpu/user-1001.slice/session-1.scope/cgroup.procs", "123\n")
+        t.add_slice(1002)  # below user.slice: the default place, not this one
+        got = slices_json(run(t, "--slice-root", "/", "list", "--json", "-i", "0"))
+        check(sorted(got) == ["alice", "carol"], "--slice-root /: %r" % sorted(got))
+        fields(got["alice"], {"weight": 200, "sessions": 1})
+        p = run(t, "--slice-root", "/", "gc")
+        check(p.stdout == "Removed user-1003.slice\n", "gc at the root: %r" % p.stdout)
+        for keep in ("cpu/user-1001.slice/session-1.scope", "cpu/system.slice/cron.service", "cpu/user-1003.slice.bak",
+                     "unified/system.slice/cron.service", "cpu/user.slice/user-1002.slice"):
+            check(os.path.isdir(t.path(keep)), "gc left %s alone" % keep)
+        check(not os.path.exists(t.path("unified/user-1003.slice")), "the mirror's empty slice removed")
+        got = slices_json(run(t, "--slice-root", "//a//", "list", "--json", "-i", "0"))
+        check(got == {}, "a slice root that does not exist: no slices, %r" % got)
+        one_line_error(run(t, "--slice-root", "/", "--parent", "a", "list", rc=1),
+                       "parent and slice root both given; give one")
+        one_line_error(run(t, "--slice-root", "a/../..", "list", rc=1), "bad cgroup path 'a/../..' for the user slices")
+    finally:
+        t.cleanup()
+
+
 def case_cpu_percent():
     """usage grows by 0.25 s of CPU during a 0.5 s sample: 50 %"""
     t = Tree("hybrid")

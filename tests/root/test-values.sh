@@ -31,6 +31,37 @@ login carol --env XDG_SESSION_ID=bg -- sh -c 'sleep 3 >/dev/null 2>&1 & echo $! 
 grep -qx "$(cat "$T/bg.pid")" "$CPU/user.slice/user-1003.slice/session-bg.scope/cgroup.procs" || fail "job not in scope"
 echo "carol: populated scope left in place after close"
 
+# CPUWeight=idle on v1 is cpu.idle (Linux 5.15+), and back to a weight: the kernel refuses
+# cpu.shares while a group is idle, so the module must turn idle off first
+if [ -f "$CG/cpu/cpu.idle" ]; then
+        D=$CPU/user.slice/user-1500.slice
+        write_conf '* CPUWeight=100' 'dave CPUWeight=idle'
+        login dave --env XDG_SESSION_ID=i1 -- sh -c 'sleep 4 >/dev/null 2>&1 & echo $! > '"$T/idle.pid"
+        [ "$(cat "$D/cpu.idle")" = 1 ] || fail "dave idle: cpu.idle $(cat "$D/cpu.idle")"
+        out=$("$SLICECTL" --parent "$PARENT" --conf "$T/cpuslice.conf" --confdir '' --rundir '' list --json -i 0)
+        echo "$out" | python3 -c 'import json, sys
+d = {s["user"]: s for s in json.load(sys.stdin)["slices"]}
+sys.exit(d["dave"]["weight"] != "idle")' || fail "slicectl list does not show dave idle: $out"
+        write_conf '* CPUWeight=100' 'dave CPUWeight=300'
+        login dave --env XDG_SESSION_ID=i2 -- true || fail "dave back to a weight: login failed"
+        [ "$(cat "$D/cpu.idle") $(cat "$D/cpu.shares")" = "0 3072" ] ||
+                fail "dave back: cpu.idle $(cat "$D/cpu.idle") cpu.shares $(cat "$D/cpu.shares")"
+        kill "$(cat "$T/idle.pid")" 2>/dev/null || true
+        echo "dave: CPUWeight=idle -> cpu.idle=1 (slicectl shows idle); CPUWeight=300 -> cpu.idle=0, cpu.shares=3072"
+else
+        echo "note: this v1 kernel has no cpu.idle (before 5.15); CPUWeight=idle is cpu.shares=2 there"
+fi
+
+# slice_root=: the slices in a cgroup of the admin's naming, no user.slice between
+cat > "$T/pam.d/flat" <<EOT
+session required $PAM_CPUSLICE_MODULE conf=$T/cpuslice.conf confdir=$T/none rundir=$T/none slice_root=$PARENT/flat
+EOT
+out=$(SERVICE=flat login alice --env XDG_SESSION_ID=f1 -- cat /proc/self/cgroup)
+echo "$out" | grep -qx "[0-9]*:cpu:/$PARENT/flat/user-1001.slice/session-f1.scope" || fail "slice_root: $out"
+echo "$out" | grep -qx "0::/$PARENT/flat/user-1001.slice/session-f1.scope" || fail "slice_root mirror: $out"
+[ ! -e "$CPU/flat/user-1001.slice" ] && [ -d "$CPU/flat" ] || fail "slice_root: slice left behind, or its root removed"
+echo "alice with slice_root=$PARENT/flat: in /$PARENT/flat/user-1001.slice/session-f1.scope; cleaned up"
+
 # a real-time process cannot join a new v1 group without an RT budget: logged, login proceeds
 if chrt -f 1 true 2>/dev/null; then
         with_syslog chrt -f 1 "$PAM_RUN" --confdir "$T/pam.d" --service cs --user erin -- true || fail "RT login denied"

@@ -217,10 +217,38 @@ static void emulate_move(int fd, const char *buf, size_t n) {
         assert_int_equal(nftw(hier, drop_pid, 16, FTW_PHYS), 0);
 }
 
+/* the kernel refuses cpu.shares while the group is idle (sched_group_set_shares: EINVAL) */
+static bool group_is_idle(int fd) {
+        char link[64], path[PATH_MAX], idle[4] = "";
+        char *slash;
+        ssize_t n;
+        FILE *f;
+        bool r;
+
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        n = readlink(link, path, sizeof path - 16);
+        if (n < 0)
+                return false;
+        path[n] = '\0';
+        slash = strrchr(path, '/');
+        if (!slash)
+                return false;
+        strcpy(slash + 1, "cpu.idle");
+        f = fopen(path, "re");
+        if (!f)
+                return false;
+        r = fgets(idle, sizeof idle, f) && idle[0] == '1';
+        fclose(f);
+        return r;
+}
+
 static ssize_t fake_write(int fd, const void *buf, size_t n) {
         const char *name = fd_name(fd);
         int err = fault_check(OP_WRITE, name, fd);
         ssize_t k;
+
+        if (!err && fake.cgroupfs && strcmp(name, "cpu.shares") == 0 && group_is_idle(fd))
+                err = EINVAL;
 
         if (err == SHORT_WRITE) {
                 record(OP_WRITE, name, 0);

@@ -3,8 +3,9 @@
 
 /* A CgfsOps table wrapping the real calls for the cgroupfs backend's tests: faults injected by
  * name, operation and place, every call recorded, and (fake.cgroupfs) cgroupfs emulated on a
- * scratch tree: rmdir succeeds only on an unpopulated leaf, and writing a pid to cgroup.procs
- * moves it out of the hierarchy's other cgroups. */
+ * scratch tree: rmdir succeeds only on an unpopulated leaf, writing a pid to cgroup.procs
+ * moves it out of the hierarchy's other cgroups, and cpu.shares of a group whose cpu.idle is 1
+ * is refused with EINVAL. */
 
 #include <limits.h>
 #include <stdbool.h>

@@ -707,6 +707,43 @@ static void test_reapply_idle_unified(void **state) {
         cgfs_session_done(&s);
 }
 
+/* v1 with cpu.idle (5.15+): idle is cpu.idle, and the kernel refuses cpu.shares while it is on,
+ * so going back to a weight turns idle off first (the emulation refuses the other order) */
+static void test_reapply_idle_legacy(void **state) {
+        Fx *f = *state;
+        CpuKernelValues idle = IDLE_Q05, k = W300_Q50;
+        CgfsSession s = {};
+
+        fake_reset();
+        open_tl(f, TL_LEGACY, "", &fake_ops);
+        fake.cgroupfs = true;
+        mkdir_p(f, V1);
+        put(f, V1 "/cpu.idle", "0\n");
+        put(f, V1 "/cpu.shares", "1024\n");
+        assert_int_equal(cgfs_apply_slice(&f->c, UID, &idle, &f->e), 0);
+        assert_file(f, V1 "/cpu.idle", "1\n");
+        assert_int_equal(count_calls(OP_WRITE, "cpu.shares", false), 0);
+        assert_file(f, V1 "/cpu.cfs_quota_us", "1000\n");
+        /* idle again: nothing to write for the weight */
+        fake.n_calls = 0; /* the calls from here on; the hierarchies stay known */
+        assert_int_equal(cgfs_apply_slice(&f->c, UID, &idle, &f->e), 0);
+        assert_int_equal(count_calls(OP_WRITE, "cpu.idle", false) + count_calls(OP_WRITE, "cpu.shares", false), 0);
+        /* and back */
+        if (cgfs_open_session(&f->c, UID, "3", f->pid, &k, &s, &f->e) < 0)
+                fail_msg("back from idle: %s", f->e.msg);
+        assert_file(f, V1 "/cpu.idle", "0\n");
+        assert_file(f, V1 "/cpu.shares", "3072\n");
+        cgfs_session_done(&s);
+        /* the emulation does refuse: shares written while idle fail */
+        put(f, V1 "/cpu.idle", "1\n");
+        fake.n_calls = 0; /* the calls from here on; the hierarchies stay known */
+        {
+                _cleanup_close_ int fd = openat(f->c.root_fd, V1, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                assert_true(fd >= 0);
+                assert_int_equal(cgfs_write_file(&f->c, fd, "cpu.shares", "2048\n", &f->e), -EINVAL);
+        }
+}
+
 /* ---- session ids ---- */
 
 static void test_session_ids(void **state) {
@@ -1627,6 +1664,7 @@ int main(void) {
                 T(test_reapply),
                 T(test_reapply_unchanged_writes_nothing),
                 T(test_reapply_idle_unified),
+                T(test_reapply_idle_legacy),
                 T(test_session_ids),
                 T(test_session_pam_suffix),
                 T(test_open_args),

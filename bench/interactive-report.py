@@ -165,7 +165,7 @@ def verdict(ok):
 out = []
 p = out.append
 mode = "quick" if o.quick else "full"
-nrounds = len(glob.glob(os.path.join(o.runs, 'cs-eq.*')))
+nrounds = max((len(glob.glob(os.path.join(o.runs, k + '.*'))) for k, _, _, _ in CONFIGS), default=0)
 # what both headers say alike: the light user's load, the window, the other load in the machine
 LIGHT = (f"Light user: 10 ms wake-up probe + 1 CPU-bound thread + gzip -6 of {o.job_kib // 1024} MiB back to "
          f"back.")

@@ -175,15 +175,21 @@ static void test_legacy_values(void **state) {
         assert_false(exists(f, "cpu/cgroup.subtree_control")); /* v1 has no such thing */
 }
 
-static void test_hybrid_mirror(void **state) {
-        Fx *f = *state;
+/* the hybrid hierarchies in the scratch root, and a config */
+static void hybrid_tree(Fx *f, const char *config) {
         char p[700];
 
         snprintf(p, sizeof p, "%s/cpu", f->cgroot);
         mkdir(p, 0755);
         snprintf(p, sizeof p, "%s/unified", f->cgroot);
         mkdir(p, 0755);
-        conf(f, "* CPUWeight=50\n");
+        conf(f, config);
+}
+
+static void test_hybrid_mirror(void **state) {
+        Fx *f = *state;
+
+        hybrid_tree(f, "* CPUWeight=50\n");
         service(f, "cgroup_layout=hybrid parent=scratch/sub", "9");
         run(f, "carol", PAM_SUCCESS, -1);
         expect_file(f, "cpu/scratch/sub/user.slice/user-1003.slice/cpu.shares", "512\n");
@@ -197,13 +203,8 @@ static void test_hybrid_mirror(void **state) {
 /* slice_root=/: the user slices at the top of each hierarchy, where users compete directly */
 static void test_slice_root(void **state) {
         Fx *f = *state;
-        char p[700];
 
-        snprintf(p, sizeof p, "%s/cpu", f->cgroot);
-        mkdir(p, 0755);
-        snprintf(p, sizeof p, "%s/unified", f->cgroot);
-        mkdir(p, 0755);
-        conf(f, "* CPUWeight=50\n");
+        hybrid_tree(f, "* CPUWeight=50\n");
         service(f, "cgroup_layout=hybrid slice_root=/", "9");
         run(f, "carol", PAM_SUCCESS, -1);
         expect_file(f, "cpu/user-1003.slice/cpu.shares", "512\n");

@@ -264,14 +264,15 @@ if VM:
 eq, w = R["cs-eq"], R["cs-w"]
 p("| goal | measured | target | |")
 p("| --- | --- | --- | --- |")
-# each pam_cpuslice configuration run, with the hand-written groups of the same shares and depth
-GOALS = [("cs-eq", "equal weights", "hw-deep"), ("cs-w", f"weight {o.w_light}:{o.w_heavy}", "hw-w"),
-         ("cs-root", "slice_root=/, equal weights", "hw-root"),
-         ("cs-root-w", f"slice_root=/, weight {o.w_light}:{o.w_heavy}", None),
-         ("cs-idle", "heavy user CPUWeight=idle", "hw-min")]
-for key, name, refkey in GOALS:
-    refnote = ("what CPUWeight=idle was on v1 before the module wrote cpu.idle" if refkey == "hw-min"
-               else "pam_cpuslice's shares, by hand")
+# each pam_cpuslice configuration run, with hand-written groups to read it against (the kernel's own answer)
+BY_HAND = "pam_cpuslice's shares, by hand"
+GOALS = [("cs-eq", "equal weights", "hw-deep", BY_HAND),
+         ("cs-w", f"weight {o.w_light}:{o.w_heavy}", "hw-w", BY_HAND),
+         ("cs-root", "slice_root=/, equal weights", "hw-root", BY_HAND),
+         ("cs-root-w", f"slice_root=/, weight {o.w_light}:{o.w_heavy}", None, None),
+         ("cs-idle", "heavy user CPUWeight=idle", "hw-min",
+          "what CPUWeight=idle was on v1 before the module wrote cpu.idle")]
+for key, name, refkey, refnote in GOALS:
     r = R.get(key, {"missing": True})
     if r.get("missing"):
         continue
@@ -283,7 +284,7 @@ for key, name, refkey in GOALS:
     dev = abs(r["share"] / r["fair"] - 1)
     p(f"| pam_cpuslice ({name}): light user's CPU share against its fair share | {r['share'] * 100:.1f} % / "
       f"{r['fair'] * 100:.0f} % ({dev * 100:.1f} % off) | within 5 % | {verdict(dev <= 0.05)} |")
-    if not VM and refkey and not R[refkey].get("missing"):  # the same shares by hand: the kernel's own answer
+    if not VM and refkey and not R[refkey].get("missing"):
         ref = R[refkey]
         p(f"| {LABEL[refkey]} (context: {refnote}) | p99 {ratio(ref['p99'] / idle['p99'])} "
           f"idle; share {ref['share'] * 100:.1f} % ({abs(ref['share'] / r['fair'] - 1) * 100:.1f} % off) | | |")

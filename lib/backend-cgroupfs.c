@@ -576,7 +576,6 @@ static int join_scope(Cgfs *c, const CgroupHierarchy *h, int dirfd, pid_t pid, C
 static int open_session_once(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, const CpuKernelValues *k,
                              CgfsSession *s, bool *scope_created, CsError *e) {
         _cleanup_close_ int slice_fd = -EBADF, scope_fd = -EBADF, acct_fd = -EBADF;
-        char path[PATH_MAX], slice[SLICE_NAME_MAX];
         int r;
 
         r = slice_apply(c, uid, k, WALK_CREATE | WALK_ENABLE_CPU, &slice_fd, e);
@@ -589,12 +588,10 @@ static int open_session_once(Cgfs *c, uid_t uid, const char *session_id, pid_t p
         if (scope_fd < 0)
                 return scope_fd;
         if (c->layout.acct.path) {
-                slice_name(uid, slice);
-                snprintf(path, sizeof path, "%s/%s/%s", c->slices, slice, s->scope);
-                acct_fd = open_hierarchy(c, &c->layout.acct, e);
+                acct_fd = open_slice_path(c, &c->layout.acct, uid, WALK_CREATE, e);
                 if (acct_fd < 0)
                         return acct_fd;
-                acct_fd = walk(c, TAKE_FD(acct_fd), path, WALK_CREATE, e);
+                acct_fd = walk(c, TAKE_FD(acct_fd), s->scope, WALK_CREATE, e);
                 if (acct_fd < 0)
                         return acct_fd;
         }

@@ -53,6 +53,18 @@ unsigned count_calls(Op op, const char *name, bool ok_only) {
         return n;
 }
 
+/* the real path of an open file, with room left to swap its name for a sibling's; -1 if unknown */
+static ssize_t fd_path(int fd, char path[static PATH_MAX]) {
+        char link[64];
+        ssize_t k;
+
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        k = readlink(link, path, PATH_MAX - 16);
+        if (k >= 0)
+                path[k] = '\0';
+        return k;
+}
+
 /* fd: the directory fd of an *at() call, else the fd operated on */
 static int fault_check(Op op, const char *name, int fd) {
         for (size_t i = 0; i < fake.n_faults; i++) {
@@ -62,12 +74,10 @@ static int fault_check(Op op, const char *name, int fd) {
                 if (ft->op != op || (ft->name && (!name || strcmp(ft->name, name) != 0)))
                         continue;
                 if (ft->under) {
-                        char link[64], path[PATH_MAX];
-                        ssize_t k;
+                        char path[PATH_MAX];
 
-                        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-                        k = readlink(link, path, sizeof path - 1);
-                        path[k > 0 ? k : 0] = '\0';
+                        if (fd_path(fd, path) < 0)
+                                path[0] = '\0';
                         strcat(path, "/");
                         if (!strstr(path, ft->under))
                                 continue;
@@ -196,14 +206,10 @@ static int drop_pid(const char *path, const struct stat *st, int type, struct FT
 
 /* a pid written to one cgroup.procs leaves every other cgroup of that hierarchy */
 static void emulate_move(int fd, const char *buf, size_t n) {
-        char link[64], path[PATH_MAX], pid[32];
+        char path[PATH_MAX], pid[32];
         const char *hier = NULL;
-        ssize_t k;
 
-        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-        k = readlink(link, path, sizeof path - 1);
-        assert_true(k > 0);
-        path[k] = '\0';
+        assert_true(fd_path(fd, path) > 0);
         for (size_t i = 0; i < fake.n_hier; i++) {
                 size_t l = strlen(fake.hier[i]);
                 if (strncmp(path, fake.hier[i], l) == 0 && path[l] == '/' && (!hier || l > strlen(hier)))
@@ -219,17 +225,13 @@ static void emulate_move(int fd, const char *buf, size_t n) {
 
 /* the kernel refuses cpu.shares while the group is idle (sched_group_set_shares: EINVAL) */
 static bool group_is_idle(int fd) {
-        char link[64], path[PATH_MAX], idle[4] = "";
+        char path[PATH_MAX], idle[4] = "";
         char *slash;
-        ssize_t n;
         FILE *f;
         bool r;
 
-        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-        n = readlink(link, path, sizeof path - 16);
-        if (n < 0)
+        if (fd_path(fd, path) < 0)
                 return false;
-        path[n] = '\0';
         slash = strrchr(path, '/');
         if (!slash)
                 return false;

@@ -5,8 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <limits.h>
+#include <sys/random.h>
 #include <systemd/sd-bus.h>
 
+#include "applied-record.h"
 #include "backend-systemd.h"
 #include "macro.h"
 #include "proc-cgroup.h"
@@ -152,17 +156,20 @@ static int bus_call(sd_bus *bus, sd_bus_message *m, uint64_t deadline, const cha
         if (r < 0)
                 return r;
         if (sd_bus_error_is_set(&c->error))
-                return cs_error(e, sd_bus_error_get_errno(&c->error), "%s: %s", what,
-                                c->error.message ? c->error.message : c->error.name);
+                /* sd_bus_error_get_errno() is positive; callers test r < 0 */
+                return cs_error(e, -sd_bus_error_get_errno(&c->error), "%s: %s (%s)", what,
+                                c->error.message ? c->error.message : "no message", c->error.name);
         return 0;
 }
 
-static int append_property(sd_bus_message *m, const char *name, uint64_t value) {
-        return sd_bus_message_append(m, "(sv)", name, "t", value);
-}
+/* What one SetUnitProperties carries: per property, sent or not, and the value. */
+typedef struct PropPlan {
+        unsigned mask;
+        uint64_t value[_BUS_PROP_MAX];
+        unsigned forget;        /* in the record, but its drop-in is someone else's now */
+} PropPlan;
 
-static int build_set_properties(sd_bus *bus, const char *unit, uint64_t weight, uint64_t quota, uint64_t period,
-                                sd_bus_message **ret) {
+static int build_set_properties(sd_bus *bus, const char *unit, const PropPlan *plan, sd_bus_message **ret) {
         _cleanup_bus_message_ sd_bus_message *m = NULL;
         int r;
 
@@ -175,10 +182,12 @@ static int build_set_properties(sd_bus *bus, const char *unit, uint64_t weight, 
         r = sd_bus_message_open_container(m, 'a', "(sv)");
         if (r < 0)
                 return r;
-        if ((r = append_property(m, "CPUWeight", weight)) < 0 ||
-            (r = append_property(m, "CPUQuotaPerSecUSec", quota)) < 0 ||
-            (r = append_property(m, "CPUQuotaPeriodUSec", period)) < 0)
-                return r;
+        for (BusProp p = 0; p < _BUS_PROP_MAX; p++)
+                if (plan->mask & (1u << p)) {
+                        r = sd_bus_message_append(m, "(sv)", bus_prop_name(p), "t", plan->value[p]);
+                        if (r < 0)
+                                return r;
+                }
         r = sd_bus_message_close_container(m);
         if (r < 0)
                 return r;
@@ -186,51 +195,188 @@ static int build_set_properties(sd_bus *bus, const char *unit, uint64_t weight, 
         return 0;
 }
 
-static int set_properties(sd_bus *bus, const char *unit, uint64_t weight, const BusSliceSettings *s,
-                          uint64_t deadline, BusCall *c, CsError *e) {
+static int set_properties(sd_bus *bus, const char *unit, const PropPlan *plan, uint64_t deadline, BusCall *c,
+                          CsError *e) {
         _cleanup_bus_message_ sd_bus_message *m = NULL;
-        uint64_t quota = s->quota_set ? s->limits.quota_per_sec : BUS_USEC_INFINITY;
-        uint64_t period = s->period_set ? s->limits.period_usec : BUS_USEC_INFINITY;
         int r;
 
-        r = build_set_properties(bus, unit, weight, quota, period, &m);
+        r = build_set_properties(bus, unit, plan, &m);
         if (r < 0)
                 return cs_error(e, r, "building SetUnitProperties: %m");
-        return bus_call(bus, m, deadline, "systemd SetUnitProperties", c, e);
+        r = bus_call(bus, m, deadline, "systemd SetUnitProperties", c, e);
+        return r < 0 ? cs_error_prefix(e, "%s: ", unit) : r;
 }
 
-static int apply_on(sd_bus *bus, uid_t uid, const BusSliceSettings *s, uint64_t deadline, bool *ret_idle_fallback,
-                    CsError *e) {
-        _cleanup_(bus_call_done) BusCall c = {};
+static int get_unit_path(sd_bus *bus, const char *unit, char **ret, CsError *e);
+static int get_strv(sd_bus *bus, const char *path, const char *name, char ***ret, size_t *ret_n);
+
+static void strv_freep(char ***v) {
+        for (char **p = *v; p && *p; p++)
+                free(*p);
+        free(*v);
+}
+
+/* The unit file and its drop-ins, in the order systemd applied them. */
+static int unit_sources(sd_bus *bus, const char *unit, char ***ret, size_t *ret_n, CsError *e) {
+        _cleanup_bus_error_ sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_free_ char *path = NULL, *fragment = NULL;
+        _cleanup_(strv_freep) char **dropins = NULL;
+        char **v;
+        size_t n = 0;
+        int r;
+
+        r = get_unit_path(bus, unit, &path, e);
+        if (r < 0)
+                return r;
+        r = sd_bus_get_property_string(bus, SD_DEST, path, "org.freedesktop.systemd1.Unit", "FragmentPath", &error,
+                                       &fragment);
+        if (r >= 0)
+                r = get_strv(bus, path, "DropInPaths", &dropins, &n);
+        if (r < 0)
+                return cs_error(e, r, "reading %s's unit files from systemd: %m", unit);
+        v = calloc(n + 2, sizeof *v);
+        if (!v)
+                return -ENOMEM;
+        if (fragment && *fragment)
+                v[0] = TAKE_PTR(fragment);
+        if (n > 0)
+                memcpy(v + (v[0] ? 1 : 0), dropins, n * sizeof *v);
+        free(TAKE_PTR(dropins));
+        *ret_n = n + (v[0] ? 1 : 0);
+        *ret = v;
+        return 0;
+}
+
+static bool file_exists(const char *path) {
+        return access(path, F_OK) >= 0;
+}
+
+/* Which properties to send: the config's, unless an admin's persistent set-property holds one;
+ * and the ones we set earlier that the config no longer gives, while their runtime drop-in is
+ * still ours, returned to what systemd's files say. */
+static int plan_properties(sd_bus *bus, const BusPaths *paths, uid_t uid, const BusSliceSettings *s,
+                           const AppliedRecord *rec, uint64_t deadline, PropPlan *plan, BusApplyResult *res,
+                           CsError *e) {
+        const bool given[_BUS_PROP_MAX] = { s->weight_set, s->quota_set, s->period_set };
+        const uint64_t want[_BUS_PROP_MAX] = { s->limits.weight, s->limits.quota_per_sec, s->limits.period_usec };
+        _cleanup_(strv_freep) char **sources = NULL;
+        size_t n_sources = 0;
         char unit[SLICE_NAME_MAX];
-        uint64_t weight = s->weight_set ? s->limits.weight : BUS_USEC_INFINITY;
         int r;
 
         slice_name(uid, unit);
-        *ret_idle_fallback = false;
-        r = set_properties(bus, unit, weight, s, deadline, &c, e);
-        if (r < 0 && weight == CPU_WEIGHT_IDLE && sd_bus_error_has_name(&c.error, SD_BUS_ERROR_INVALID_ARGS)) {
-                /* systemd before CPUWeight=idle: the lowest weight is the closest it has */
-                bus_call_done(&c);
-                *ret_idle_fallback = true;
-                r = set_properties(bus, unit, CPU_WEIGHT_MIN, s, deadline, &c, e);
+        for (BusProp p = 0; p < _BUS_PROP_MAX; p++) {
+                char persistent[PATH_MAX], runtime[PATH_MAX];
+
+                if (control_dropin_path(paths->root, false, uid, p, persistent, sizeof persistent) < 0 ||
+                    control_dropin_path(paths->root, true, uid, p, runtime, sizeof runtime) < 0)
+                        return cs_error(e, -ENAMETOOLONG, "bus_root= too long");
+                if (given[p] && file_exists(persistent)) {
+                        res->kept |= 1u << p;
+                        continue;
+                }
+                if (given[p]) {
+                        plan->mask |= 1u << p;
+                        plan->value[p] = want[p];
+                        continue;
+                }
+                if (!applied_record_owns(rec, p, runtime)) {
+                        if (rec->prop[p].set)
+                                plan->forget |= 1u << p;
+                        continue;
+                }
+                if (!sources) {
+                        r = unit_sources(bus, unit, &sources, &n_sources, e);
+                        if (r < 0)
+                                return r;
+                }
+                r = dropin_files_value(sources, n_sources, runtime, p, &plan->value[p]);
+                if (r < 0)
+                        return cs_error(e, r, "reading %s's unit files for %s=: %m", unit, bus_prop_key(p));
+                plan->mask |= 1u << p;
+                res->reverted |= 1u << p;
         }
-        return r;
+        return 0;
 }
 
-int bus_apply_slice(uid_t uid, const BusSliceSettings *s, uint64_t timeout_usec, bool *ret_idle_fallback,
-                    CsError *e) {
-        _cleanup_bus_close_ sd_bus *bus = NULL;
-        uint64_t deadline = usec_deadline(timeout_usec);
-        bool idle_fallback;
+/* After systemd took the plan: the record follows it, and a reverted property's runtime drop-in
+ * (which now repeats what the files say) goes, so that the admin's files decide at a reload. */
+static void note_applied(const BusPaths *paths, uid_t uid, const PropPlan *plan, const BusApplyResult *res,
+                         AppliedRecord *rec) {
+        for (BusProp p = 0; p < _BUS_PROP_MAX; p++) {
+                char runtime[PATH_MAX];
+
+                if (!(plan->mask & (1u << p)) ||
+                    control_dropin_path(paths->root, true, uid, p, runtime, sizeof runtime) < 0)
+                        continue;
+                if (res->reverted & (1u << p)) {
+                        (void) unlink(runtime);
+                        rec->prop[p] = (AppliedProp) {};
+                } else
+                        applied_record_note(rec, p, plan->value[p], runtime);
+        }
+}
+
+static void record_dir(const BusPaths *paths, char *buf, size_t n) {
+        snprintf(buf, n, "%s%s", paths->root ? paths->root : "", APPLIED_RECORD_DIR);
+}
+
+static int apply_on(sd_bus *bus, const BusPaths *paths, uid_t uid, const BusSliceSettings *s, uint64_t deadline,
+                    BusApplyResult *res, CsError *e) {
+        _cleanup_(bus_call_done) BusCall c = {};
+        AppliedRecord rec;
+        PropPlan plan = {};
+        char unit[SLICE_NAME_MAX], dir[PATH_MAX];
         int r;
 
-        r = bus_open(NULL, deadline, &bus, e);
+        slice_name(uid, unit);
+        *res = (BusApplyResult) {};
+        record_dir(paths, dir, sizeof dir);
+        res->record_error = applied_record_load(dir, uid, &rec);
+        r = plan_properties(bus, paths, uid, s, &rec, deadline, &plan, res, e);
         if (r < 0)
                 return r;
-        r = apply_on(bus, uid, s, deadline, &idle_fallback, e);
-        if (r >= 0 && ret_idle_fallback)
-                *ret_idle_fallback = idle_fallback;
+        for (BusProp p = 0; p < _BUS_PROP_MAX; p++)
+                if (plan.forget & (1u << p))
+                        rec.prop[p] = (AppliedProp) {};
+        if (!plan.mask) {
+                if (plan.forget && !res->record_error)
+                        res->record_error = applied_record_save(dir, uid, &rec);
+                return 0;
+        }
+        r = set_properties(bus, unit, &plan, deadline, &c, e);
+        if (r < 0 && (plan.mask & (1u << BUS_PROP_WEIGHT)) && plan.value[BUS_PROP_WEIGHT] == CPU_WEIGHT_IDLE &&
+            sd_bus_error_has_name(&c.error, SD_BUS_ERROR_INVALID_ARGS)) {
+                /* systemd before 252 knows no CPUWeight=idle and refuses the whole call: the lowest
+                 * weight is the closest it has, and the quota must not be lost with it */
+                bus_call_done(&c);
+                res->idle_fallback = true;
+                plan.value[BUS_PROP_WEIGHT] = CPU_WEIGHT_MIN;
+                r = set_properties(bus, unit, &plan, deadline, &c, e);
+        }
+        if (r < 0)
+                return r;
+        res->sent = plan.mask & ~res->reverted;
+        memcpy(res->value, plan.value, sizeof res->value);
+        note_applied(paths, uid, &plan, res, &rec);
+        if (!res->record_error)
+                res->record_error = applied_record_save(dir, uid, &rec);
+        return 0;
+}
+
+int bus_apply_slice(uid_t uid, const BusSliceSettings *s, const BusPaths *paths, uint64_t timeout_usec,
+                    BusApplyResult *ret, CsError *e) {
+        _cleanup_bus_close_ sd_bus *bus = NULL;
+        uint64_t deadline = usec_deadline(timeout_usec);
+        BusApplyResult res;
+        int r;
+
+        r = bus_open(paths->socket, deadline, &bus, e);
+        if (r < 0)
+                return r;
+        r = apply_on(bus, paths, uid, s, deadline, &res, e);
+        if (r >= 0 && ret)
+                *ret = res;
         return r;
 }
 
@@ -294,28 +440,50 @@ static int build_scope_call(sd_bus *bus, const char *scope, uid_t uid, pid_t pid
         return 0;
 }
 
+/* cpuslice-UID-PID-RANDOM.scope: a unit left over from an earlier login (a crashed su, a PID
+ * reused) must not make this one fail, so the name is never the same twice. */
+static void transient_scope_name(uid_t uid, pid_t pid, char buf[static BUS_SCOPE_NAME_MAX]) {
+        uint32_t rnd;
+
+        if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != sizeof rnd)
+                rnd = (uint32_t) now_usec() ^ ((uint32_t) pid << 16);
+        snprintf(buf, BUS_SCOPE_NAME_MAX, "cpuslice-%" PRIu32 "-%" PRIi32 "-%08" PRIx32 ".scope", (uint32_t) uid,
+                 (int32_t) pid, rnd);
+}
+
+static int start_scope(sd_bus *bus, const char *scope, uid_t uid, pid_t pid, const char *description,
+                       uint64_t deadline, BusCall *c, CsError *e) {
+        _cleanup_bus_message_ sd_bus_message *m = NULL;
+        int r;
+
+        r = build_scope_call(bus, scope, uid, pid, description, &m);
+        if (r < 0)
+                return cs_error(e, r, "building StartTransientUnit: %m");
+        return bus_call(bus, m, deadline, "systemd StartTransientUnit", c, e);
+}
+
 /* Moves pid into a new transient scope in user-UID.slice and waits for the job, or the shell
  * forked right after (su, sudo) would start behind in the caller's slice. */
 static int move_on(sd_bus *bus, uid_t uid, pid_t pid, const char *description, uint64_t deadline,
                    char ret_scope[static BUS_SCOPE_NAME_MAX], CsError *e) {
         _cleanup_(bus_call_done) BusCall c = {};
-        _cleanup_bus_message_ sd_bus_message *m = NULL;
         _cleanup_bus_slot_ sd_bus_slot *slot = NULL;
         JobWait w = {};
         int r;
 
-        snprintf(ret_scope, BUS_SCOPE_NAME_MAX, "cpuslice-%" PRIu32 "-%" PRIi32 ".scope", (uint32_t) uid,
-                 (int32_t) pid);
         /* subscribe before the call, or the signal may pass before we listen; the match is sent
          * ahead of the call on the same connection, so the bus has it by then without a wait */
         r = sd_bus_match_signal_async(bus, &slot, SD_DEST, SD_PATH, SD_MANAGER, "JobRemoved", on_job_removed,
                                       NULL, &w);
         if (r < 0)
                 return cs_error(e, r, "cannot listen for systemd's JobRemoved: %m");
-        r = build_scope_call(bus, ret_scope, uid, pid, description, &m);
-        if (r < 0)
-                return cs_error(e, r, "building StartTransientUnit: %m");
-        r = bus_call(bus, m, deadline, "systemd StartTransientUnit", &c, e);
+        transient_scope_name(uid, pid, ret_scope);
+        r = start_scope(bus, ret_scope, uid, pid, description, deadline, &c, e);
+        if (r < 0 && sd_bus_error_has_name(&c.error, "org.freedesktop.systemd1.UnitExists")) {
+                bus_call_done(&c);
+                transient_scope_name(uid, pid, ret_scope);
+                r = start_scope(bus, ret_scope, uid, pid, description, deadline, &c, e);
+        }
         if (r < 0)
                 return r;
         r = sd_bus_message_read(c.reply, "o", &w.job);
@@ -325,7 +493,7 @@ static int move_on(sd_bus *bus, uid_t uid, pid_t pid, const char *description, u
         if (r < 0)
                 return r;
         if (strcmp(w.result, "done") != 0)
-                return cs_error(e, -EIO, "systemd's job for the scope ended with '%s'", w.result);
+                return cs_error(e, -EIO, "systemd's job for %s ended with '%s'", ret_scope, w.result);
         return 0;
 }
 
@@ -334,10 +502,10 @@ int bus_open_session(const BusSessionRequest *req, BusSessionResult *ret, CsErro
         BusSessionResult res = {};
         int r;
 
-        r = bus_open(req->socket_path, req->deadline_usec, &bus, e);
+        r = bus_open(req->paths.socket, req->deadline_usec, &bus, e);
         if (r < 0)
                 return r;
-        r = apply_on(bus, req->uid, req->settings, req->deadline_usec, &res.idle_fallback, e);
+        r = apply_on(bus, &req->paths, req->uid, req->settings, req->deadline_usec, &res.applied, e);
         if (r < 0)
                 return r;
         if (req->move_pid > 0) {
@@ -373,13 +541,13 @@ static int get_u64(sd_bus *bus, const char *path, const char *iface, const char 
         return sd_bus_get_property_trivial(bus, SD_DEST, path, iface, name, &error, 't', ret);
 }
 
-static int get_strv(sd_bus *bus, const char *path, char ***ret, size_t *ret_n) {
+static int get_strv(sd_bus *bus, const char *path, const char *name, char ***ret, size_t *ret_n) {
         _cleanup_bus_error_ sd_bus_error error = SD_BUS_ERROR_NULL;
         char **v = NULL;
         size_t n = 0;
         int r;
 
-        r = sd_bus_get_property_strv(bus, SD_DEST, path, "org.freedesktop.systemd1.Unit", "DropInPaths", &error, &v);
+        r = sd_bus_get_property_strv(bus, SD_DEST, path, "org.freedesktop.systemd1.Unit", name, &error, &v);
         if (r < 0)
                 return r;
         while (v && v[n])
@@ -389,7 +557,7 @@ static int get_strv(sd_bus *bus, const char *path, char ***ret, size_t *ret_n) {
         return 0;
 }
 
-int bus_read_slice(uid_t uid, uint64_t timeout_usec, BusSliceView *ret, CsError *e) {
+int bus_read_slice(uid_t uid, const BusPaths *paths, uint64_t timeout_usec, BusSliceView *ret, CsError *e) {
         _cleanup_bus_close_ sd_bus *bus = NULL;
         _cleanup_bus_error_ sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_free_ char *path = NULL;
@@ -398,7 +566,7 @@ int bus_read_slice(uid_t uid, uint64_t timeout_usec, BusSliceView *ret, CsError 
         int r;
 
         slice_name(uid, unit);
-        r = bus_open(NULL, usec_deadline(timeout_usec), &bus, e);
+        r = bus_open(paths->socket, usec_deadline(timeout_usec), &bus, e);
         if (r < 0)
                 return r;
         r = get_unit_path(bus, unit, &path, e);
@@ -413,7 +581,7 @@ int bus_read_slice(uid_t uid, uint64_t timeout_usec, BusSliceView *ret, CsError 
         if (r >= 0)
                 r = get_u64(bus, path, "org.freedesktop.systemd1.Slice", "CPUQuotaPeriodUSec", &v.period_usec);
         if (r >= 0)
-                r = get_strv(bus, path, &v.drop_in_paths, &v.n_drop_in_paths);
+                r = get_strv(bus, path, "DropInPaths", &v.drop_in_paths, &v.n_drop_in_paths);
         if (r < 0) {
                 bus_slice_view_done(&v);
                 return cs_error(e, r, "reading %s properties from systemd: %m", unit);

@@ -12,6 +12,7 @@
 
 #include "cpu-value.h"
 #include "error.h"
+#include "systemd-dropin.h"
 
 #define BUS_TIMEOUT_DEFAULT_USEC (5 * USEC_PER_SEC)
 /* The system bus, always: never $DBUS_SYSTEM_BUS_ADDRESS (see bus_open()) */
@@ -20,7 +21,8 @@
 #define BUS_SCOPE_NAME_MAX 64
 #define BUS_USEC_INFINITY UINT64_MAX    /* systemd: "unset", i.e. the default */
 
-/* Which settings the config gives; the others are reset to systemd's defaults, not left behind. */
+/* Which settings the config gives. Only these are sent: what the config does not give is the
+ * admin's (unit files, user-.slice.d/ drop-ins, systemctl set-property), and is left alone. */
 typedef struct BusSliceSettings {
         bool weight_set;
         bool quota_set;
@@ -38,32 +40,55 @@ typedef struct BusSliceView {
         size_t n_drop_in_paths;
 } BusSliceView;
 
+/* Where the backend talks and looks; both NULL on a real host. Other values come only from root's
+ * PAM config or slicectl's command line (the tests' fake systemd). */
+typedef struct BusPaths {
+        const char *socket;             /* NULL: BUS_SYSTEM_SOCKET */
+        const char *root;               /* NULL: "/"; prefixes systemd's control dirs and the record */
+} BusPaths;
+
+/* What one apply did, per BusProp bit. */
+typedef struct BusApplyResult {
+        unsigned sent;                  /* given to systemd with the config's value */
+        unsigned reverted;              /* set by us before, no longer in the config: back to what
+                                         * systemd's own unit files and drop-ins give */
+        unsigned kept;                  /* the config gives it, but an admin's persistent
+                                         * `systemctl set-property` holds it: not sent */
+        uint64_t value[_BUS_PROP_MAX];  /* what was sent, for sent and reverted */
+        bool idle_fallback;             /* this systemd lacks CPUWeight=idle: weight 1 was used */
+        int record_error;               /* < 0: the record under /run could not be read or written */
+} BusApplyResult;
+
 /* What a login asks of systemd, over one connection, all of it within one deadline. */
 typedef struct BusSessionRequest {
         uid_t uid;
         const BusSliceSettings *settings;
         pid_t move_pid;                 /* > 0: into user-UID.slice unless it is there already */
         const char *description;        /* of the transient scope */
-        const char *socket_path;        /* NULL: BUS_SYSTEM_SOCKET; other paths come only from root's PAM config */
+        BusPaths paths;
         uint64_t deadline_usec;         /* CLOCK_MONOTONIC: usec_deadline() of time-util.h */
 } BusSessionRequest;
 
 typedef struct BusSessionResult {
-        bool idle_fallback;             /* this systemd lacks CPUWeight=idle: weight 1 was used */
+        BusApplyResult applied;
         char scope[BUS_SCOPE_NAME_MAX]; /* the transient scope move_pid went into, "" if none */
 } BusSessionResult;
 
-/* SetUnitProperties on user-UID.slice, then, if move_pid is not in that slice yet (su, sudo,
- * runuser: systemd#35452), StartTransientUnit of cpuslice-UID-PID.scope there and a wait for
- * its job, so that a shell forked right after starts in the target's slice. */
+/* bus_apply_slice()'s work, then, if move_pid is not in user-UID.slice yet (su, sudo, runuser:
+ * systemd#35452), StartTransientUnit of a uniquely named cpuslice-UID-PID-RANDOM.scope there
+ * (one retry under a new name if systemd says it exists) and a wait for its job, so that a shell
+ * forked right after starts in the target's slice. */
 int bus_open_session(const BusSessionRequest *req, BusSessionResult *ret, CsError *e);
 
-/* SetUnitProperties("user-UID.slice", runtime=true, CPUWeight, CPUQuotaPerSecUSec, CPUQuotaPeriodUSec).
- * Sets *ret_idle_fallback when this systemd does not know CPUWeight=idle and weight 1 was used. */
-int bus_apply_slice(uid_t uid, const BusSliceSettings *s, uint64_t timeout_usec, bool *ret_idle_fallback,
-                    CsError *e);
+/* One SetUnitProperties("user-UID.slice", runtime=true, ...) with: each property the config
+ * gives (unless an admin's persistent set-property holds it), and each one this module set
+ * earlier that the config no longer gives, at the value systemd's own files give it (its runtime
+ * drop-in then removed). Nothing to send: no call. A refusal is -errno with systemd's error
+ * name and message in e. Records what was set under ROOT/run/cpuslice/systemd/. */
+int bus_apply_slice(uid_t uid, const BusSliceSettings *s, const BusPaths *paths, uint64_t timeout_usec,
+                    BusApplyResult *ret, CsError *e);
 /* Whether pid already runs below /user.slice/user-UID.slice/ (the v2 or name=systemd line of
  * /proc/PID/cgroup, compared exactly as a prefix). */
 int bus_pid_in_user_slice(pid_t pid, uid_t uid);
-int bus_read_slice(uid_t uid, uint64_t timeout_usec, BusSliceView *ret, CsError *e);
+int bus_read_slice(uid_t uid, const BusPaths *paths, uint64_t timeout_usec, BusSliceView *ret, CsError *e);
 void bus_slice_view_done(BusSliceView *v);

@@ -26,6 +26,7 @@ typedef struct SliceTarget {
         const char *slice_root;         /* NULL: PARENT/user.slice; else the cgroup that holds the
                                          * user-UID.slice groups ("/": each hierarchy's root) */
         int layout;                     /* CgroupLayoutKind, or -1: detect from mountinfo */
+        BusPaths bus;                   /* systemd backend: NULL, NULL on a real host (tests: a fake) */
         bool allow_scratch;             /* a named layout over a tree that is not cgroupfs is a scratch
                                          * tree, used unchecked (tests); a real hierarchy is always checked */
 } SliceTarget;

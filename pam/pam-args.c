@@ -56,7 +56,9 @@ static bool parse_path_arg(const char *arg, ModuleArgs *a) {
         else if ((v = value_of(arg, "slice_root")))
                 a->target.slice_root = v;
         else if ((v = value_of(arg, "bus_socket")))
-                a->bus_socket = v;
+                a->target.bus.socket = v;
+        else if ((v = value_of(arg, "bus_root")))
+                a->target.bus.root = v;
         else
                 return false;
         return true;

@@ -10,9 +10,9 @@
 
 typedef struct ModuleArgs {
         ConfPaths conf;
-        SliceTarget target;     /* backend=, cgroup_root=, parent=, slice_root=, cgroup_layout=, test_tree */
+        SliceTarget target;     /* backend=, cgroup_root=, parent=, slice_root=, cgroup_layout=, test_tree,
+                                 * bus_socket=, bus_root= */
         uint64_t timeout_usec;  /* for the system bus: the whole of a login's bus work */
-        const char *bus_socket; /* NULL: the system bus; another socket only from root's PAM config */
         bool target_user;       /* systemd: move su/sudo/runuser sessions into the target's slice */
         bool strict;
         bool debug;

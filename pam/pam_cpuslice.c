@@ -15,6 +15,7 @@
 #include <security/pam_modules.h>
 #include <dlfcn.h>
 
+#include "applied-record.h"
 #include "backend-cgroupfs.h"
 #include "systemd-plugin.h"
 #include "conf.h"
@@ -164,6 +165,37 @@ static void describe_scope(Login *l, char *buf, size_t n) {
                  ruser ? escape_for_log(ruser, 32, ruser_esc, sizeof ruser_esc) : "?", (unsigned) getuid());
 }
 
+/* bits of BusProp → "CPUWeight=, CPUQuota=" */
+static const char *prop_list(unsigned mask, char *buf, size_t n) {
+        size_t k = 0;
+
+        buf[0] = '\0';
+        for (BusProp p = 0; p < _BUS_PROP_MAX; p++)
+                if (mask & (1u << p))
+                        k += (size_t) snprintf(buf + k, k < n ? n - k : 0, "%s%s=", k ? ", " : "", bus_prop_key(p));
+        return buf;
+}
+
+/* What systemd was not given as the config asked: never silent. */
+static void log_applied(Login *l, const BusApplyResult *a) {
+        char list[128];
+
+        if (a->idle_fallback)
+                pam_syslog(l->h, LOG_WARNING, "%s: this systemd does not support CPUWeight=idle (before 252); "
+                           "used CPUWeight=1", l->user_esc);
+        if (a->kept)
+                pam_syslog(l->h, LOG_NOTICE, "%s: %s kept as set with systemctl set-property in "
+                           SYSTEMD_CONTROL_PERSISTENT "/user-%u.slice.d/; cpuslice.conf's value not applied",
+                           l->user_esc, prop_list(a->kept, list, sizeof list), (unsigned) l->user.uid);
+        if (a->reverted && l->args.debug)
+                pam_syslog(l->h, LOG_DEBUG, "%s: %s no longer in the config: back to systemd's own unit files",
+                           l->user_esc, prop_list(a->reverted, list, sizeof list));
+        if (a->record_error < 0)
+                pam_syslog(l->h, LOG_WARNING, "%s: the record of what was set (" APPLIED_RECORD_DIR "/user-%u.slice): "
+                           "%s; values this module set will not be returned to the admin's when the config drops them",
+                           l->user_esc, (unsigned) l->user.uid, strerror(-a->record_error));
+}
+
 /* su, sudo and runuser open a session without a new logind session (systemd#35452): the process
  * would stay in the caller's slice, so the plugin moves it unless it is in the target's already. */
 static int apply_with_plugin(Login *l, const SystemdPlugin *plugin, uint64_t deadline) {
@@ -174,7 +206,7 @@ static int apply_with_plugin(Login *l, const SystemdPlugin *plugin, uint64_t dea
                 .settings = &s,
                 .move_pid = l->args.target_user ? getpid() : 0,
                 .description = desc,
-                .socket_path = l->args.bus_socket,
+                .paths = l->args.target.bus,
                 .deadline_usec = deadline,
         };
         BusSessionResult res;
@@ -185,9 +217,7 @@ static int apply_with_plugin(Login *l, const SystemdPlugin *plugin, uint64_t dea
         r = plugin->open_session(&req, &res, &e);
         if (r < 0)
                 return fail(l, "%s", cs_error_text(&e, r));
-        if (res.idle_fallback)
-                pam_syslog(l->h, LOG_WARNING, "%s: this systemd does not support CPUWeight=idle; used CPUWeight=1",
-                           l->user_esc);
+        log_applied(l, &res.applied);
         if (l->args.debug)
                 pam_syslog(l->h, LOG_DEBUG, "%s: settings given to systemd for user-%u.slice%s%s", l->user_esc,
                            (unsigned) l->user.uid, res.scope[0] ? "; moved into " : "", res.scope);
@@ -201,7 +231,7 @@ static int apply_systemd(Login *l) {
         void *handle = NULL;
         int r;
 
-        if (!l->args.bus_socket && !systemd_booted())
+        if (!l->args.target.bus.socket && !systemd_booted())
                 return fail(l, "backend=systemd, but this host was not booted with systemd");
         r = load_plugin(l, &handle, &plugin);
         if (r != PAM_SUCCESS)

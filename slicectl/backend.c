@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "applied-record.h"
 #include "backend.h"
 #include "output.h"
 
@@ -30,7 +33,7 @@ static int cg_update(SliceBackend *b, uid_t uid, const Resolved *res, CsError *e
 static int sd_update(SliceBackend *b, uid_t uid, const Resolved *res, CsError *e) {
         BusSliceSettings s = slice_target_bus_settings(res);
 
-        return bus_apply_slice(uid, &s, BUS_TIMEOUT_DEFAULT_USEC, NULL, e);
+        return bus_apply_slice(uid, &s, &b->bus, BUS_TIMEOUT_DEFAULT_USEC, &b->last_apply, e);
 }
 
 static int sd_gc(SliceBackend *b, CsError *e) {
@@ -69,9 +72,9 @@ int backend_open(SliceBackend *ret, const SliceTarget *t, CsError *e) {
         bool systemd = slice_target_uses_systemd(t);
         int r;
 
-        if (t->backend == SLICE_BACKEND_SYSTEMD && !systemd_booted())
+        if (t->backend == SLICE_BACKEND_SYSTEMD && !t->bus.socket && !systemd_booted())
                 return cs_error(e, -EOPNOTSUPP, "--backend=systemd, but this host was not booted with systemd");
-        *ret = (SliceBackend) { .ops = systemd ? &systemd_ops : &cgroupfs_ops, .systemd = systemd };
+        *ret = (SliceBackend) { .ops = systemd ? &systemd_ops : &cgroupfs_ops, .systemd = systemd, .bus = t->bus };
         r = slice_target_open_cgfs(t, NULL, &ret->cgfs, e);
         if (r < 0)
                 return r;
@@ -106,7 +109,7 @@ void backend_print_manager_view(const SliceBackend *b, uid_t uid) {
         if (!b->systemd)
                 return;
         printf("\nsystemd (writes this slice):\n");
-        if (bus_read_slice(uid, BUS_TIMEOUT_DEFAULT_USEC, &v, &e) < 0) {
+        if (bus_read_slice(uid, &b->bus, BUS_TIMEOUT_DEFAULT_USEC, &v, &e) < 0) {
                 print_line(stdout, "  not available: %s", e.msg);
                 return;
         }
@@ -123,4 +126,88 @@ void backend_print_manager_view(const SliceBackend *b, uid_t uid) {
         if (v.n_drop_in_paths == 0)
                 printf("    none\n");
         bus_slice_view_done(&v);
+}
+
+/* Setting ↔ BusProp: the module's settings after CPUSlice= are systemd's three properties */
+static Setting prop_setting(BusProp p) {
+        return (Setting) (p + SETTING_WEIGHT);
+}
+
+unsigned backend_owned_settings(const SliceBackend *b, const Resolved *res) {
+        unsigned mask = 0;
+
+        if (!b->systemd)
+                return ~0u; /* the cgroupfs backend owns its tree: every value is ours */
+        for (Setting s = 0; s < _SETTING_MAX; s++)
+                if (res->source[s])
+                        mask |= 1u << s;
+        return mask;
+}
+
+bool backend_revert_pending(const SliceBackend *b, uid_t uid, const Resolved *res) {
+        char dir[PATH_MAX];
+        AppliedRecord rec;
+
+        if (!b->systemd)
+                return false;
+        snprintf(dir, sizeof dir, "%s%s", b->bus.root ? b->bus.root : "", APPLIED_RECORD_DIR);
+        if (applied_record_load(dir, uid, &rec) < 0)
+                return false;
+        for (BusProp p = 0; p < _BUS_PROP_MAX; p++)
+                if (rec.prop[p].set && !res->source[prop_setting(p)])
+                        return true;
+        return false;
+}
+
+unsigned backend_sent_settings(const SliceBackend *b) {
+        unsigned mask = 0;
+
+        if (!b->systemd)
+                return ~0u;
+        for (BusProp p = 0; p < _BUS_PROP_MAX; p++)
+                if (b->last_apply.sent & (1u << p))
+                        mask |= 1u << prop_setting(p);
+        return mask;
+}
+
+static const char *prop_value_format(BusProp p, uint64_t v, char buf[static CPU_FORMAT_MAX]) {
+        if (v == BUS_PROP_UNSET)
+                return "unset";
+        return p == BUS_PROP_WEIGHT ? cpu_weight_format(v, buf)
+               : p == BUS_PROP_QUOTA ? cpu_quota_format(v, buf)
+                                     : cpu_period_format(v, buf);
+}
+
+/* The parts of the last systemd update that did not do what the config says: warnings, and the
+ * reverts as changes. Returns how many lines were printed to stdout. */
+int backend_report_apply(const SliceBackend *b, const char *user, uid_t uid) {
+        const BusApplyResult *a = &b->last_apply;
+        int printed = 0;
+
+        if (!b->systemd)
+                return 0;
+        for (BusProp p = 0; p < _BUS_PROP_MAX; p++) {
+                char v[CPU_FORMAT_MAX];
+
+                if (a->kept & (1u << p))
+                        log_warning("%s: %s= not applied: an admin's `systemctl set-property` holds it "
+                                    "(" SYSTEMD_CONTROL_PERSISTENT "/user-%u.slice.d/50-%s.conf); remove that file "
+                                    "and run systemctl daemon-reload to let cpuslice.conf decide",
+                                    user, bus_prop_key(p), (unsigned) uid, bus_prop_key(p));
+                if (a->reverted & (1u << p)) {
+                        print_line(stdout, "%s (uid %u): %s= no longer in the config: back to systemd's own unit "
+                                   "files (%s)", user, (unsigned) uid, bus_prop_key(p),
+                                   prop_value_format(p, a->value[p], v));
+                        log_change("returned %s (uid %u) %s= to systemd's unit files (%s)", user, (unsigned) uid,
+                                   bus_prop_key(p), prop_value_format(p, a->value[p], v));
+                        printed++;
+                }
+        }
+        if (a->idle_fallback)
+                log_warning("%s: this systemd does not support CPUWeight=idle (before 252); CPUWeight=1 was used",
+                            user);
+        if (a->record_error < 0)
+                log_warning("%s: the record " APPLIED_RECORD_DIR "/user-%u.slice: %s", user, (unsigned) uid,
+                            strerror(-a->record_error));
+        return printed;
 }

@@ -29,6 +29,8 @@ struct SliceBackend {
         bool systemd;           /* systemd writes the slices; cgroupfs is only read */
         bool v2;                /* the cpu controller speaks cgroup2 (cpu.weight) rather than v1 (cpu.shares) */
         Cgfs cgfs;
+        BusPaths bus;           /* systemd: where to reach it (tests: a fake) */
+        BusApplyResult last_apply; /* systemd: what the last update did */
 };
 
 /* From --backend, --cgroup-root, --parent, --slice-root and --cgroup-layout. */
@@ -41,3 +43,14 @@ static inline void backend_closep(SliceBackend *b) {
 }
 /* status on a systemd host: systemd's own view of the slice and the drop-ins it comes from */
 void backend_print_manager_view(const SliceBackend *b, uid_t uid);
+
+/* Which Setting bits this backend decides for a user: all on cgroupfs; on systemd only those the
+ * config gives (the rest are the admin's). */
+unsigned backend_owned_settings(const SliceBackend *b, const Resolved *res);
+/* systemd: a value this module set earlier is no longer in the config, so an update is due even
+ * when the live values match the config's. */
+bool backend_revert_pending(const SliceBackend *b, uid_t uid, const Resolved *res);
+/* The Setting bits the last update gave with the config's value (all on cgroupfs). */
+unsigned backend_sent_settings(const SliceBackend *b);
+/* systemd: what the last update kept, reverted or fell back on, as warnings and change lines. */
+int backend_report_apply(const SliceBackend *b, const char *user, uid_t uid);

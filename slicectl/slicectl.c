@@ -55,6 +55,9 @@ static void help(void) {
                "      --backend NAME       auto, cgroupfs or systemd: who writes the slices (default: systemd\n"
                "                           on a host booted with systemd, else cgroupfs)\n"
                "      --textfile DIR       metrics: replace DIR/cpuslice.prom atomically instead of printing\n"
+               "      --bus-socket PATH    systemd backend: this D-Bus socket instead of the system bus (tests)\n"
+               "      --bus-root DIR       systemd backend: look for systemd's control dirs and the record below\n"
+               "                           DIR (tests)\n"
                "  -h, --help               this help\n"
                "  -V, --version            version\n"
                "\n"
@@ -99,6 +102,8 @@ enum {
         ARG_CGROUP_LAYOUT,
         ARG_BACKEND,
         ARG_TEXTFILE,
+        ARG_BUS_SOCKET,
+        ARG_BUS_ROOT,
 };
 
 static int parse_argv(int argc, char **argv) {
@@ -123,6 +128,8 @@ static int parse_argv(int argc, char **argv) {
                 { "cgroup-layout", required_argument, NULL, ARG_CGROUP_LAYOUT },
                 { "backend", required_argument, NULL, ARG_BACKEND },
                 { "textfile", required_argument, NULL, ARG_TEXTFILE },
+                { "bus-socket", required_argument, NULL, ARG_BUS_SOCKET },
+                { "bus-root", required_argument, NULL, ARG_BUS_ROOT },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
                 {},
@@ -203,6 +210,14 @@ static int parse_argv(int argc, char **argv) {
                         break;
                 case ARG_TEXTFILE:
                         arg_textfile = optarg;
+                        break;
+                case ARG_BUS_SOCKET:
+                        if (optarg[0] != '/')
+                                return log_error(-EINVAL, "--bus-socket needs an absolute path");
+                        arg_target.bus.socket = optarg;
+                        break;
+                case ARG_BUS_ROOT:
+                        arg_target.bus.root = optarg;
                         break;
                 case 'h':
                         help();

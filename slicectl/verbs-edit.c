@@ -121,8 +121,8 @@ static int apply_running(SliceBackend *b, const RuleSet *rs, const ApplyFilter *
                         continue;
                 }
                 cpu_limits_to_kernel(&res.limits, &k);
-                drift = slice_drift(b->v2, info, &k);
-                if (!drift)
+                drift = slice_drift(b->v2, info, &k) & backend_owned_settings(b, &res);
+                if (!drift && !backend_revert_pending(b, info->uid, &res))
                         continue;
                 describe_change(b->v2, info, &res, drift, what, sizeof what);
                 r = b->ops->update(b, info->uid, &res, &e);
@@ -139,6 +139,10 @@ static int apply_running(SliceBackend *b, const RuleSet *rs, const ApplyFilter *
                         failed++;
                         continue;
                 }
+                (void) backend_report_apply(b, u.name, info->uid);
+                describe_change(b->v2, info, &res, drift & backend_sent_settings(b), what, sizeof what);
+                if (!what[0])
+                        continue;
                 if (f->verbose)
                         print_line(stdout, "%s (uid %u): %s", u.name, (unsigned) info->uid, what);
                 log_change("applied to %s (uid %u): %s", u.name, (unsigned) info->uid, what);

@@ -28,7 +28,7 @@ trap 'rc=$?; bus_stop; (exit $rc); cleanup' EXIT
 bus_service() {
         local name=$1; shift
         cat > "$T/pam.d/$name" << EOT
-session required $PAM_CPUSLICE_MODULE conf=$T/cpuslice.conf confdir=$T/none rundir=$T/none backend=systemd bus_socket=$BUS $*
+session required $PAM_CPUSLICE_MODULE conf=$T/cpuslice.conf confdir=$T/none rundir=$T/none backend=systemd bus_socket=$BUS bus_root=$T/root $*
 session required pam_permit.so
 EOT
 }
@@ -52,7 +52,7 @@ with_syslog env "${hostile[@]}" GETENV_TRACE_FILE="$T/trace" LD_PRELOAD="$GETENV
 [ ! -e "$T/notify" ] || fail "NOTIFY_SOCKET was used"
 grep -q '"SetUnitProperties", "args": \["user-1001.slice", 1, \[\["CPUWeight", 300\], \["CPUQuotaPerSecUSec", 500000\]' "$REC" ||
         fail "SetUnitProperties not as configured: $(cat "$REC")"
-grep -q '"StartTransientUnit", "args": \["cpuslice-1001-[0-9]*.scope", "fail", \[\["Slice", "user-1001.slice"\], \["PIDs", \[[0-9]*\]\]' "$REC" ||
+grep -q '"StartTransientUnit", "args": \["cpuslice-1001-[0-9]*-[0-9a-f]\{8\}.scope", "fail", \[\["Slice", "user-1001.slice"\], \["PIDs", \[[0-9]*\]\]' "$REC" ||
         fail "no StartTransientUnit into user-1001.slice: $(cat "$REC")"
 log_has "alice: settings given to systemd for user-1001.slice; moved into cpuslice-1001-"
 # libsystemd may use secure_getenv (empty in setuid programs, where the environment is the
@@ -74,7 +74,7 @@ login alice --service off -- true || fail "target_user=no login failed"
 
 echo "== two instances in one stack (runuser-l includes runuser): one placement"
 cat > "$T/pam.d/twice" << EOT
-session required $PAM_CPUSLICE_MODULE conf=$T/cpuslice.conf confdir=$T/none rundir=$T/none backend=systemd bus_socket=$BUS
+session required $PAM_CPUSLICE_MODULE conf=$T/cpuslice.conf confdir=$T/none rundir=$T/none backend=systemd bus_socket=$BUS bus_root=$T/root
 session include $T/pam.d/cs
 EOT
 : > "$REC"

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "applied-record.h"
+#include "atomic-file.h"
+#include "macro.h"
+#include "read-file.h"
+#include "slice-name.h"
+
+#define RECORD_MAX 4096
+
+static int64_t stat_mtime_nsec(const struct stat *st) {
+        return (int64_t) st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+static int open_dir(const char *dir, bool create) {
+        const char *d = dir ? dir : APPLIED_RECORD_DIR;
+        int fd;
+
+        if (create) {
+                /* /run/cpuslice, then its systemd/ below: modes set here, never by the umask */
+                _cleanup_free_ char *parent = strdup(d);
+                char *slash = parent ? strrchr(parent, '/') : NULL;
+
+                if (!parent)
+                        return -ENOMEM;
+                if (slash && slash != parent) {
+                        *slash = '\0';
+                        if (mkdir(parent, 0755) < 0 && errno != EEXIST)
+                                return -errno;
+                }
+                if (mkdir(d, 0755) < 0 && errno != EEXIST)
+                        return -errno;
+        }
+        fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return -errno;
+        return fd;
+}
+
+static int parse_line(const char *line, AppliedRecord *rec) {
+        char name[32];
+        uint64_t value, dev, ino;
+        int64_t mtime;
+
+        if (sscanf(line, "%31s %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNd64, name, &value, &dev, &ino, &mtime) != 5)
+                return -EBADMSG;
+        for (BusProp p = 0; p < _BUS_PROP_MAX; p++)
+                if (strcmp(name, bus_prop_key(p)) == 0) {
+                        rec->prop[p] = (AppliedProp) { true, value, (dev_t) dev, (ino_t) ino, mtime };
+                        return 0;
+                }
+        return -EBADMSG;
+}
+
+int applied_record_load(const char *dir, uid_t uid, AppliedRecord *ret) {
+        _cleanup_close_ int dfd = -EBADF, fd = -EBADF;
+        _cleanup_free_ char *buf = NULL;
+        AppliedRecord rec = {};
+        char name[SLICE_NAME_MAX];
+        struct stat st;
+        int r;
+
+        *ret = rec;
+        dfd = open_dir(dir, false);
+        if (dfd == -ENOENT)
+                return 0;
+        if (dfd < 0)
+                return dfd;
+        slice_name(uid, name);
+        fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        if (fd < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 0022))
+                return -EPERM;
+        r = read_full_fd(fd, RECORD_MAX, NULL, &buf, NULL);
+        if (r < 0)
+                return r;
+        for (char *line = buf, *end; *line; line = end) {
+                end = strchrnul(line, '\n');
+                if (*end)
+                        *end++ = '\0';
+                if (*line && parse_line(line, &rec) < 0)
+                        return -EBADMSG;
+        }
+        *ret = rec;
+        return 0;
+}
+
+static int fill_record(FILE *f, void *userdata) {
+        const AppliedRecord *rec = userdata;
+
+        for (BusProp p = 0; p < _BUS_PROP_MAX; p++)
+                if (rec->prop[p].set)
+                        fprintf(f, "%s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId64 "\n", bus_prop_key(p),
+                                rec->prop[p].value, (uint64_t) rec->prop[p].dev, (uint64_t) rec->prop[p].ino,
+                                rec->prop[p].mtime_nsec);
+        return ferror(f) ? -EIO : 0;
+}
+
+int applied_record_save(const char *dir, uid_t uid, const AppliedRecord *rec) {
+        _cleanup_close_ int dfd = -EBADF;
+        char name[SLICE_NAME_MAX];
+        bool empty = true;
+
+        for (BusProp p = 0; p < _BUS_PROP_MAX; p++)
+                empty = empty && !rec->prop[p].set;
+        slice_name(uid, name);
+        dfd = open_dir(dir, !empty);
+        if (empty && dfd == -ENOENT)
+                return 0;
+        if (dfd < 0)
+                return dfd;
+        if (empty)
+                return unlinkat(dfd, name, 0) < 0 && errno != ENOENT ? -errno : 0;
+        return atomic_file_replace(dfd, name, 0644, fill_record, (void *) rec);
+}
+
+void applied_record_note(AppliedRecord *rec, BusProp p, uint64_t value, const char *dropin) {
+        struct stat st;
+
+        rec->prop[p] = (AppliedProp) { .set = true, .value = value, .mtime_nsec = -1 };
+        if (lstat(dropin, &st) >= 0 && S_ISREG(st.st_mode)) {
+                rec->prop[p].dev = st.st_dev;
+                rec->prop[p].ino = st.st_ino;
+                rec->prop[p].mtime_nsec = stat_mtime_nsec(&st);
+        }
+}
+
+bool applied_record_owns(const AppliedRecord *rec, BusProp p, const char *dropin) {
+        const AppliedProp *a = &rec->prop[p];
+        struct stat st;
+
+        if (!a->set || a->mtime_nsec < 0 || lstat(dropin, &st) < 0 || !S_ISREG(st.st_mode))
+                return false;
+        return st.st_dev == a->dev && st.st_ino == a->ino && stat_mtime_nsec(&st) == a->mtime_nsec;
+}

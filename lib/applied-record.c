@@ -18,12 +18,24 @@ static int64_t stat_mtime_nsec(const struct stat *st) {
         return (int64_t) st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
 }
 
+/* mkdir that the umask does not decide: su and sudo keep their caller's */
+static int mkdir_mode(const char *path, mode_t mode) {
+        _cleanup_close_ int fd = -EBADF;
+
+        if (mkdir(path, mode) < 0)
+                return errno == EEXIST ? 0 : -errno;
+        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0 || fchmod(fd, mode) < 0)
+                return -errno;
+        return 0;
+}
+
 static int open_dir(const char *dir, bool create) {
         const char *d = dir ? dir : APPLIED_RECORD_DIR;
-        int fd;
+        int fd, r;
 
         if (create) {
-                /* /run/cpuslice, then its systemd/ below: modes set here, never by the umask */
+                /* /run/cpuslice, then its systemd/ below */
                 _cleanup_free_ char *parent = strdup(d);
                 char *slash = parent ? strrchr(parent, '/') : NULL;
 
@@ -31,11 +43,13 @@ static int open_dir(const char *dir, bool create) {
                         return -ENOMEM;
                 if (slash && slash != parent) {
                         *slash = '\0';
-                        if (mkdir(parent, 0755) < 0 && errno != EEXIST)
-                                return -errno;
+                        r = mkdir_mode(parent, 0755);
+                        if (r < 0)
+                                return r;
                 }
-                if (mkdir(d, 0755) < 0 && errno != EEXIST)
-                        return -errno;
+                r = mkdir_mode(d, 0755);
+                if (r < 0)
+                        return r;
         }
         fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0)
@@ -78,7 +92,7 @@ int applied_record_load(const char *dir, uid_t uid, AppliedRecord *ret) {
                 return errno == ENOENT ? 0 : -errno;
         if (fstat(fd, &st) < 0)
                 return -errno;
-        if (!S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 0022))
+        if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 0022))
                 return -EPERM;
         r = read_full_fd(fd, RECORD_MAX, NULL, &buf, NULL);
         if (r < 0)

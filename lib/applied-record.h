@@ -29,7 +29,7 @@ typedef struct AppliedRecord {
         AppliedProp prop[_BUS_PROP_MAX];
 } AppliedRecord;
 
-/* dir NULL: APPLIED_RECORD_DIR. A missing record is an empty one; one that is not a root-owned
+/* dir NULL: APPLIED_RECORD_DIR. A missing record is an empty one; one that is not a regular file owned by us (root)
  * regular file, or does not parse, is -EBADMSG/-EPERM (the caller reports it and treats the
  * slice as never set by us: nothing is reverted on a record it cannot trust). */
 int applied_record_load(const char *dir, uid_t uid, AppliedRecord *ret);

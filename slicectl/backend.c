@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "applied-record.h"
 #include "backend.h"
@@ -210,4 +211,25 @@ int backend_report_apply(const SliceBackend *b, const char *user, uid_t uid) {
                 log_warning("%s: the record " APPLIED_RECORD_DIR "/user-%u.slice: %s", user, (unsigned) uid,
                             strerror(-a->record_error));
         return printed;
+}
+
+int backend_admin_value(const SliceTarget *t, uid_t uid, Setting s, char value[static CPU_FORMAT_MAX], char *path,
+                        size_t n) {
+        BusProp p = (BusProp) (s - SETTING_WEIGHT);
+        char *one[1] = { path };
+        uint64_t v;
+        int r;
+
+        if (s < SETTING_WEIGHT || s >= _SETTING_MAX || !slice_target_uses_systemd(t))
+                return 0;
+        r = control_dropin_path(t->bus.root, false, uid, p, path, n);
+        if (r < 0)
+                return r;
+        if (access(path, F_OK) < 0)
+                return 0;
+        r = dropin_files_value(one, 1, NULL, p, &v);
+        if (r < 0)
+                return r;
+        prop_value_format(p, v, value);
+        return 1;
 }

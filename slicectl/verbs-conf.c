@@ -8,6 +8,7 @@
 #include "cpu-value.h"
 #include "login-policy.h"
 #include "slicectl-util.h"
+#include "backend.h"
 #include "verbs.h"
 #include "json-out.h"
 #include "table.h"
@@ -98,6 +99,8 @@ static int explain_json(const RuleSet *rs, UserIdent *u, const Resolved *res) {
 int verb_explain(int argc, char **argv) {
         _cleanup_(ruleset_done) RuleSet rs = {};
         _cleanup_(user_done) UserIdent u = {};
+        bool systemd = slice_target_uses_systemd(&arg_target);
+        char held[CPU_FORMAT_MAX], path[PATH_MAX];
         Resolved res;
         int r;
 
@@ -121,10 +124,16 @@ int verb_explain(int argc, char **argv) {
                         continue;
                 }
                 if (!w) {
-                        printf("  default     no line for this user sets it\n");
+                        printf("  default     no line for this user sets it%s\n",
+                               systemd && s != SETTING_SLICE
+                                       ? "; systemd's own value stays (unit files, user-.slice.d/, set-property)"
+                                       : "");
                         continue;
                 }
                 print_line(stdout, "  wins        %s:%u: %s", rule_file(&rs, w), w->line, w->text);
+                if (systemd && backend_admin_value(&arg_target, u.uid, s, held, path, sizeof path) > 0)
+                        print_line(stdout, "  held        systemctl set-property keeps %s=%s (%s): this line is not "
+                                   "applied while that file exists", setting_to_string(s), held, path);
                 printf("              (%s: the most specific domain that matches; the last such line read)\n",
                        spec_name(w));
                 for (size_t i = 0; i < rs.n; i++) {

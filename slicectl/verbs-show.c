@@ -172,9 +172,35 @@ typedef struct StatusLine {
         char live[CPU_FORMAT_MAX];
         const Rule *source;             /* NULL: default */
         const char *note;               /* NULL, or why the kernel gets another value */
-        char note_buf[96];
+        char note_buf[PATH_MAX + 96];
         bool drift;
 } StatusLine;
+
+/* On a systemd host only what the config gives is the module's: the rest is systemd's own (unit
+ * files, user-.slice.d/, set-property), an admin's persistent set-property holds against the
+ * config, and a systemd before 252 runs CPUWeight=idle as 1. None of that is drift. */
+static void status_systemd_notes(const SliceBackend *b, uid_t uid, const Resolved *res, const SliceInfo *info,
+                                 StatusLine lines[static _SETTING_MAX]) {
+        for (Setting s = SETTING_WEIGHT; s < _SETTING_MAX; s++) {
+                StatusLine *l = &lines[s];
+                char value[CPU_FORMAT_MAX], path[PATH_MAX];
+
+                if (!res->source[s]) {
+                        strcpy(l->config, "-");
+                        l->note = "not in the config: systemd's own value";
+                        l->drift = false;
+                } else if (backend_admin_value(&arg_target, uid, s, value, path, sizeof path) > 0) {
+                        snprintf(l->note_buf, sizeof l->note_buf, "held at %s by systemctl set-property in %s",
+                                 value, path);
+                        l->note = l->note_buf;
+                        l->drift = false;
+                } else if (s == SETTING_WEIGHT && info && res->limits.weight == CPU_WEIGHT_IDLE &&
+                           strcmp(l->live, "1") == 0) {
+                        l->note = "this systemd has no CPUWeight=idle (before 252): 1 in effect";
+                        l->drift = false;
+                }
+        }
+}
 
 /* One line per setting, answering what a login would do (login_gets_slice): for a user the
  * module leaves alone the config's values mean nothing, and a running slice is not drift. */
@@ -385,6 +411,8 @@ int verb_status(int argc, char **argv) {
         have_slice = r >= 0;
 
         status_lines(b.v2, &res, have_slice ? &info : NULL, lines);
+        if (b.systemd && login_gets_slice(&res))
+                status_systemd_notes(&b, u.uid, &res, have_slice ? &info : NULL, lines);
         if (arg_json) {
                 status_json(&rs, &u, &res, lines, have_slice ? &info : NULL);
                 slice_info_done(&info);

@@ -221,6 +221,7 @@ static int unit_sources(sd_bus *bus, const char *unit, char ***ret, size_t *ret_
         _cleanup_bus_error_ sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_free_ char *path = NULL, *fragment = NULL;
         _cleanup_(strv_freep) char **dropins = NULL;
+        bool has_fragment;
         char **v;
         size_t n = 0;
         int r;
@@ -237,12 +238,13 @@ static int unit_sources(sd_bus *bus, const char *unit, char ***ret, size_t *ret_
         v = calloc(n + 2, sizeof *v);
         if (!v)
                 return -ENOMEM;
-        if (fragment && *fragment)
+        has_fragment = fragment && *fragment; /* "" for a unit with no file of its own */
+        if (has_fragment)
                 v[0] = TAKE_PTR(fragment);
         if (n > 0)
-                memcpy(v + (v[0] ? 1 : 0), dropins, n * sizeof *v);
+                memcpy(v + has_fragment, dropins, n * sizeof *v);
         free(TAKE_PTR(dropins));
-        *ret_n = n + (v[0] ? 1 : 0);
+        *ret_n = n + has_fragment;
         *ret = v;
         return 0;
 }

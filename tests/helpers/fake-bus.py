@@ -63,7 +63,8 @@ unit never set); other properties are refused as systemd does (PropertyReadOnly)
 systemd refuses (CPUWeight outside 1..10000 save 0 and UINT64_MAX; CPUQuotaPerSecUSec 0) and a
 variant that is not "t". LoadUnit(s) and GetUnit(s) answer /org/freedesktop/systemd1/unit/ESCAPED
 (sd_bus_path_encode: every byte but [A-Za-z0-9], and a leading digit, becomes _XX).
-Properties.Get(ss) on such a path answers Unit.ActiveState "active", Unit.DropInPaths (as) and
+Properties.Get(ss) on such a path answers Unit.ActiveState "active", Unit.FragmentPath "",
+Unit.DropInPaths (as) and
 Slice.CPUWeight, Slice.CPUQuotaPerSecUSec, Slice.CPUQuotaPeriodUSec (t; the Scope and Service
 interfaces too); anything else is UnknownProperty, another path UnknownObject, another member
 UnknownMethod. DropInPaths: for each directory D of the search path, D/UNIT.d then the drop-in
@@ -602,6 +603,8 @@ def get_property(path, iface, prop):
         return ("s", "active"), None
     if iface == "org.freedesktop.systemd1.Unit" and prop == "DropInPaths":
         return ("as", dropin_paths(unit)), None
+    if iface == "org.freedesktop.systemd1.Unit" and prop == "FragmentPath":
+        return ("s", ""), None  # a unit with no file of its own, as systemd says for a transient one
     if iface in ("org.freedesktop.systemd1.Slice", "org.freedesktop.systemd1.Scope",
                  "org.freedesktop.systemd1.Service") and prop in CPU_PROPS:
         with lock:

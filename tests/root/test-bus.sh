@@ -6,34 +6,7 @@
 # floods signals, drops the job), EINTR from signals, and two instances in one stack.
 . "$(dirname "$0")/lib.sh"
 
-: "${FAKE_BUS:?}" "${GETENV_TRACE:?}"
-command -v python3 > /dev/null || skip "python3 is needed for the fake bus"
-BUS=$T/bus
-REC=$T/record
-BUS_PID=
-
-bus_start() { # MODE
-        bus_stop
-        rm -f "$BUS"
-        : > "$REC"
-        python3 "$FAKE_BUS" "$BUS" "$REC" "$1" < /dev/null > "$T/bus.out" 2>&1 &
-        BUS_PID=$!
-        for _ in $(seq 100); do [ -S "$BUS" ] && return; sleep 0.05; done
-        fail "fake bus ($1) did not start: $(cat "$T/bus.out")"
-}
-bus_stop() { [ -n "$BUS_PID" ] && { kill "$BUS_PID" 2> /dev/null; wait "$BUS_PID" 2> /dev/null; BUS_PID=; } || true; }
-trap 'rc=$?; bus_stop; (exit $rc); cleanup' EXIT
-
-# service NAME ARGS...: the systemd backend on the fake bus
-bus_service() {
-        local name=$1; shift
-        cat > "$T/pam.d/$name" << EOT
-session required $PAM_CPUSLICE_MODULE conf=$T/cpuslice.conf confdir=$T/none rundir=$T/none backend=systemd bus_socket=$BUS bus_root=$T/root $*
-session required pam_permit.so
-EOT
-}
-calls() { grep -c "\"member\": \"$1\"" "$REC" || true; }
-ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+. "$(dirname "$0")/bus-lib.sh"
 
 write_conf '* CPUWeight=100' 'alice CPUWeight=300 CPUQuota=50%'
 

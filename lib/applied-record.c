@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -155,4 +157,39 @@ bool applied_record_owns(const AppliedRecord *rec, BusProp p, const char *dropin
         if (!a->set || a->mtime_nsec < 0 || lstat(dropin, &st) < 0 || !S_ISREG(st.st_mode))
                 return false;
         return st.st_dev == a->dev && st.st_ino == a->ino && stat_mtime_nsec(&st) == a->mtime_nsec;
+}
+
+int applied_record_list(const char *dir, uid_t **ret, size_t *ret_n) {
+        _cleanup_closedir_ DIR *d = NULL;
+        _cleanup_free_ uid_t *uids = NULL;
+        size_t n = 0, cap = 0;
+        struct dirent *de;
+        int fd;
+
+        fd = open_dir(dir, false);
+        if (fd == -ENOENT) {
+                *ret = NULL;
+                *ret_n = 0;
+                return 0;
+        }
+        if (fd < 0)
+                return fd;
+        d = fdopendir(fd);
+        if (!d) {
+                int r = -errno;
+                close(fd);
+                return r;
+        }
+        while ((de = readdir(d))) {
+                uid_t uid;
+
+                if (de->d_type != DT_REG || slice_name_to_uid(de->d_name, &uid) < 0)
+                        continue;
+                if (!GREEDY_REALLOC(uids, cap, n + 1))
+                        return -ENOMEM;
+                uids[n++] = uid;
+        }
+        *ret = TAKE_PTR(uids);
+        *ret_n = n;
+        return 0;
 }

@@ -42,3 +42,7 @@ int applied_record_save(const char *dir, uid_t uid, const AppliedRecord *rec);
 void applied_record_note(AppliedRecord *rec, BusProp p, uint64_t value, const char *dropin);
 /* Whether the file at `dropin` is still the one recorded for p. */
 bool applied_record_owns(const AppliedRecord *rec, BusProp p, const char *dropin);
+
+/* The uids that have a record in dir (NULL: APPLIED_RECORD_DIR), in directory order; none when
+ * the directory is missing. *ret is malloc()ed. */
+int applied_record_list(const char *dir, uid_t **ret, size_t *ret_n);

@@ -37,6 +37,21 @@ static int sd_update(SliceBackend *b, uid_t uid, const Resolved *res, CsError *e
         return bus_apply_slice(uid, &s, &b->bus, BUS_TIMEOUT_DEFAULT_USEC, &b->last_apply, e);
 }
 
+/* No settings given: every property the record says is ours goes back to systemd's own files. */
+static int sd_reset(SliceBackend *b, uid_t uid, CsError *e) {
+        const BusSliceSettings none = {};
+
+        return bus_apply_slice(uid, &none, &b->bus, BUS_TIMEOUT_DEFAULT_USEC, &b->last_apply, e);
+}
+
+static int cg_reset(SliceBackend *b, uid_t uid, CsError *e) {
+        const CpuLimits defaults = CPU_LIMITS_DEFAULT;
+        CpuKernelValues k;
+
+        cpu_limits_to_kernel(&defaults, &k);
+        return cgfs_update_slice(&b->cgfs, uid, &k, e);
+}
+
 static int sd_gc(SliceBackend *b, CsError *e) {
         return 0; /* logind and systemd remove user slices themselves */
 }
@@ -56,6 +71,7 @@ static const SliceBackendOps cgroupfs_ops = {
         .read_usage = cg_read_usage,
         .update = cg_update,
         .gc = cg_gc,
+        .reset = cg_reset,
         .close = cg_close,
 };
 
@@ -66,6 +82,7 @@ static const SliceBackendOps systemd_ops = {
         .read_usage = cg_read_usage,
         .update = sd_update,
         .gc = sd_gc,
+        .reset = sd_reset,
         .close = cg_close,
 };
 
@@ -145,13 +162,28 @@ unsigned backend_owned_settings(const SliceBackend *b, const Resolved *res) {
         return mask;
 }
 
+static void record_dir(const SliceBackend *b, char *buf, size_t n) {
+        snprintf(buf, n, "%s%s", b->bus.root ? b->bus.root : "", APPLIED_RECORD_DIR);
+}
+
+int backend_recorded_uids(const SliceBackend *b, uid_t **ret, size_t *ret_n) {
+        char dir[PATH_MAX];
+
+        *ret = NULL;
+        *ret_n = 0;
+        if (!b->systemd)
+                return 0;
+        record_dir(b, dir, sizeof dir);
+        return applied_record_list(dir, ret, ret_n);
+}
+
 bool backend_revert_pending(const SliceBackend *b, uid_t uid, const Resolved *res) {
         char dir[PATH_MAX];
         AppliedRecord rec;
 
         if (!b->systemd)
                 return false;
-        snprintf(dir, sizeof dir, "%s%s", b->bus.root ? b->bus.root : "", APPLIED_RECORD_DIR);
+        record_dir(b, dir, sizeof dir);
         if (applied_record_load(dir, uid, &rec) < 0)
                 return false;
         for (BusProp p = 0; p < _BUS_PROP_MAX; p++)
@@ -181,7 +213,7 @@ static const char *prop_value_format(BusProp p, uint64_t v, char buf[static CPU_
 
 /* The parts of the last systemd update that did not do what the config says: warnings, and the
  * reverts as changes. Returns how many lines were printed to stdout. */
-int backend_report_apply(const SliceBackend *b, const char *user, uid_t uid) {
+int backend_report_apply(const SliceBackend *b, const char *user, uid_t uid, const char *why) {
         const BusApplyResult *a = &b->last_apply;
         int printed = 0;
 
@@ -196,9 +228,8 @@ int backend_report_apply(const SliceBackend *b, const char *user, uid_t uid) {
                                     "and run systemctl daemon-reload to let cpuslice.conf decide",
                                     user, bus_prop_key(p), (unsigned) uid, bus_prop_key(p));
                 if (a->reverted & (1u << p)) {
-                        print_line(stdout, "%s (uid %u): %s= no longer in the config: back to systemd's own unit "
-                                   "files (%s)", user, (unsigned) uid, bus_prop_key(p),
-                                   prop_value_format(p, a->value[p], v));
+                        print_line(stdout, "%s (uid %u): %s= %s: back to systemd's own unit files (%s)", user,
+                                   (unsigned) uid, bus_prop_key(p), why, prop_value_format(p, a->value[p], v));
                         log_change("returned %s (uid %u) %s= to systemd's unit files (%s)", user, (unsigned) uid,
                                    bus_prop_key(p), prop_value_format(p, a->value[p], v));
                         printed++;

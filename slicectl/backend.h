@@ -21,6 +21,8 @@ typedef struct SliceBackendOps {
         /* writes an existing slice; never creates one */
         int (*update)(SliceBackend *b, uid_t uid, const Resolved *res, CsError *e);
         int (*gc)(SliceBackend *b, CsError *e);
+        /* takes a slice back to no pam_cpuslice limits (until the user's next login) */
+        int (*reset)(SliceBackend *b, uid_t uid, CsError *e);
         void (*close)(SliceBackend *b);
 } SliceBackendOps;
 
@@ -52,9 +54,13 @@ unsigned backend_owned_settings(const SliceBackend *b, const Resolved *res);
 bool backend_revert_pending(const SliceBackend *b, uid_t uid, const Resolved *res);
 /* The Setting bits the last update gave with the config's value (all on cgroupfs). */
 unsigned backend_sent_settings(const SliceBackend *b);
-/* systemd: what the last update kept, reverted or fell back on, as warnings and change lines. */
-int backend_report_apply(const SliceBackend *b, const char *user, uid_t uid);
+/* systemd: what the last update kept, reverted (saying why) or fell back on, as warnings and
+ * change lines. */
+int backend_report_apply(const SliceBackend *b, const char *user, uid_t uid, const char *why);
 /* systemd: 1 when an admin's persistent `systemctl set-property` (SYSTEMD_CONTROL_PERSISTENT)
  * holds setting s of uid, with its value and path; 0 when none does or the host is not systemd's. */
 int backend_admin_value(const SliceTarget *t, uid_t uid, Setting s, char value[static CPU_FORMAT_MAX], char *path,
                         size_t n);
+/* The uids reset has to look at beyond the running slices: on systemd, every slice the module
+ * recorded values for (a stopped slice keeps its runtime drop-ins and gets them back at start). */
+int backend_recorded_uids(const SliceBackend *b, uid_t **ret, size_t *ret_n);

@@ -31,6 +31,7 @@ static void help(void) {
                "  unset DOMAIN [SETTING...]    remove what set added, and apply\n"
                "  apply [USER...]          re-apply the config to running slices\n"
                "  gc                       remove empty user slices and session scopes\n"
+               "  reset [USER...]          lift pam_cpuslice's values until the next login\n"
                "  metrics                  Prometheus metrics of the user slices (--textfile DIR: DIR/cpuslice.prom)\n"
                "\n"
                "Options:\n"
@@ -242,7 +243,7 @@ static const struct {
         { "list", verb_list },   { "status", verb_status }, { "top", verb_top },
         { "explain", verb_explain }, { "check", verb_check }, { "set", verb_set },
         { "unset", verb_unset }, { "apply", verb_apply },   { "gc", verb_gc },
-        { "metrics", verb_metrics },
+        { "metrics", verb_metrics }, { "reset", verb_reset },
 };
 
 int main(int argc, char **argv) {

@@ -139,7 +139,7 @@ static int apply_running(SliceBackend *b, const RuleSet *rs, const ApplyFilter *
                         failed++;
                         continue;
                 }
-                (void) backend_report_apply(b, u.name, info->uid);
+                (void) backend_report_apply(b, u.name, info->uid, "no longer in the config");
                 describe_change(b->v2, info, &res, drift & backend_sent_settings(b), what, sizeof what);
                 if (!what[0])
                         continue;

@@ -14,3 +14,4 @@ int verb_unset(int argc, char **argv);
 int verb_apply(int argc, char **argv);
 int verb_gc(int argc, char **argv);
 int verb_metrics(int argc, char **argv);
+int verb_reset(int argc, char **argv);

@@ -90,6 +90,25 @@ grep -q CPUQuota "$RECORD" && fail "the record still claims the quota: $(cat "$R
 grep -qx 'CPUQuota=40%' "$(runtime_dropin 1001 CPUQuota)" || fail "the admin's runtime drop-in changed"
 echo "the admin's runtime 40% is left alone and forgotten by the record"
 
+echo "== slicectl reset: every recorded value back to the admin's files, running slice or not"
+write_conf 'alice CPUWeight=300 CPUQuota=20%' 'bob CPUWeight=500'
+alice
+: > "$LOG"; with_syslog "$PAM_RUN" --confdir "$T/pam.d" --service cs --user bob -- true || fail "bob's login failed"
+[ -e "$T/root/run/cpuslice/systemd/user-1002.slice" ] || fail "no record for bob"
+: > "$REC"
+sc reset > "$T/out" 2> "$T/err" || fail "slicectl reset: $(cat "$T/err")"
+grep -q '"SetUnitProperties", "args": \["user-1001.slice", 1, \[\["CPUWeight", 18446744073709551615\], \["CPUQuotaPerSecUSec", 700000\]\]' "$REC" ||
+        fail "alice was not reset to the files: $(cat "$REC")"
+grep -q '"SetUnitProperties", "args": \["user-1002.slice", 1, \[\["CPUWeight", 18446744073709551615\]\]' "$REC" ||
+        fail "bob (no running slice) was not reset: $(cat "$REC")"
+grep -q "bob (uid 1002): CPUWeight= reset: back to systemd's own unit files (unset)" "$T/out" || fail "reset said: $(cat "$T/out")"
+[ -z "$(ls "$T/root/run/cpuslice/systemd/")" ] || fail "records left: $(ls "$T/root/run/cpuslice/systemd/")"
+[ -z "$(find "$T/root/run/systemd/system.control" -name '50-*.conf')" ] || fail "runtime drop-ins left: $(find "$T/root/run/systemd/system.control" -name '50-*.conf')"
+: > "$REC"
+sc reset > "$T/out" 2> "$T/err" || fail "a second reset: $(cat "$T/err")"
+[ "$(calls SetUnitProperties)" = 0 ] && [ ! -s "$T/out" ] || fail "a second reset did something: $(cat "$T/out" "$REC")"
+echo "reset: $(tr '\n' ';' < "$T/out")"
+
 echo "== a record that is not root's own is refused, and nothing is reverted on it"
 write_conf 'alice CPUWeight=300 CPUQuota=20%'
 alice

@@ -42,6 +42,7 @@ typedef struct Login {
         RuleSet rules;
         DiagList diags;
         Resolved res;
+        bool left_alone;        /* no line gives this user a slice (or CPUSlice=no) */
 } Login;
 
 static void login_done(Login *l) {
@@ -120,6 +121,7 @@ static int resolve_settings(Login *l) {
         if (r < 0)
                 return fail(l, "group lookup failed: %s", strerror(-r));
         if (!login_gets_slice(&l->res)) {
+                l->left_alone = true;
                 if (l->args.debug)
                         pam_syslog(l->h, LOG_DEBUG, "%s: %s; left alone", l->user_esc, login_skip_reason(&l->res));
                 return PAM_IGNORE;
@@ -199,12 +201,14 @@ static void log_applied(Login *l, const BusApplyResult *a) {
 /* su, sudo and runuser open a session without a new logind session (systemd#35452): the process
  * would stay in the caller's slice, so the plugin moves it unless it is in the target's already. */
 static int apply_with_plugin(Login *l, const SystemdPlugin *plugin, uint64_t deadline) {
-        BusSliceSettings s = slice_target_bus_settings(&l->res);
+        /* a user left alone gets nothing and stays where systemd put them; what the module set
+         * for them before goes back to systemd's own files */
+        BusSliceSettings s = l->left_alone ? (BusSliceSettings) {} : slice_target_bus_settings(&l->res);
         char desc[512];
         BusSessionRequest req = {
                 .uid = l->user.uid,
                 .settings = &s,
-                .move_pid = l->args.target_user ? getpid() : 0,
+                .move_pid = l->args.target_user && !l->left_alone ? getpid() : 0,
                 .description = desc,
                 .paths = l->args.target.bus,
                 .deadline_usec = deadline,
@@ -326,6 +330,21 @@ static bool placed_already(Login *l) {
         return true;
 }
 
+/* A user left alone on a systemd host may still carry values the module gave before (the config
+ * changed, or slicectl set CPUSlice=no): the record under /run says so, at the cost of a stat. */
+static int release_left_alone(Login *l) {
+        char path[PATH_MAX];
+
+        if (!slice_target_uses_systemd(&l->args.target))
+                return PAM_IGNORE;
+        snprintf(path, sizeof path, "%s" APPLIED_RECORD_DIR "/user-%u.slice",
+                 l->args.target.bus.root ? l->args.target.bus.root : "", (unsigned) l->user.uid);
+        if (access(path, F_OK) < 0)
+                return PAM_IGNORE;
+        (void) apply_systemd(l);
+        return PAM_IGNORE;
+}
+
 _public_ PAM_EXTERN int pam_sm_open_session(pam_handle_t *h, int flags, int argc, const char **argv) {
         static const char placed = 1;
         _cleanup_(login_done) Login l = { .h = h };
@@ -339,7 +358,7 @@ _public_ PAM_EXTERN int pam_sm_open_session(pam_handle_t *h, int flags, int argc
                 return r;
         r = resolve_settings(&l);
         if (r != PAM_SUCCESS)
-                return r;
+                return l.left_alone ? release_left_alone(&l) : r;
         /* systemd is the single writer of user.slice on a host it booted: never write behind its back */
         r = slice_target_uses_systemd(&l.args.target) ? apply_systemd(&l) : apply_cgroupfs(&l);
         if (r == PAM_SUCCESS && pam_set_data(h, PLACED_DATA, (void *) &placed, NULL) != PAM_SUCCESS)

@@ -114,6 +114,18 @@ static int apply_running(SliceBackend *b, const RuleSet *rs, const ApplyFilter *
                         continue;
                 }
                 if (!login_gets_slice(&res)) {
+                        const Resolved none = {};
+
+                        /* values the module gave before go back to systemd's own, as at a login */
+                        if (backend_revert_pending(b, info->uid, &none)) {
+                                r = b->ops->reset(b, info->uid, &e);
+                                if (r < 0) {
+                                        log_error(r, "%s: %s", u.name, cs_error_text(&e, r));
+                                        failed++;
+                                } else
+                                        (void) backend_report_apply(b, u.name, info->uid, login_skip_reason(&res));
+                                continue;
+                        }
                         /* a login of this user gets no slice from us: the running one is someone else's */
                         if (f->warn_left_alone)
                                 log_warning("%s: %s, so pam_cpuslice gives logins no slice; the running slice is "

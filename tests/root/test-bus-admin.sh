@@ -109,6 +109,25 @@ sc reset > "$T/out" 2> "$T/err" || fail "a second reset: $(cat "$T/err")"
 [ "$(calls SetUnitProperties)" = 0 ] && [ ! -s "$T/out" ] || fail "a second reset did something: $(cat "$T/out" "$REC")"
 echo "reset: $(tr '\n' ';' < "$T/out")"
 
+echo "== CPUSlice=no: the module's values go back to the admin's, at a login and at slicectl apply"
+write_conf 'alice CPUWeight=300 CPUQuota=20%'
+alice
+write_conf 'alice CPUSlice=no'
+alice
+[ "$(last_set)" = '[["CPUWeight", 18446744073709551615], ["CPUQuotaPerSecUSec", 700000]]' ] || fail "CPUSlice=no login sent $(last_set)"
+[ "$(calls StartTransientUnit)" = 0 ] || fail "a user left alone was moved"
+[ ! -e "$RECORD" ] || fail "the record stayed: $(cat "$RECORD")"
+alice
+[ "$(calls SetUnitProperties)" = 0 ] || fail "a second CPUSlice=no login sent something: $(cat "$REC")"
+write_conf 'alice CPUWeight=300 CPUQuota=20%'
+alice
+write_conf 'alice CPUSlice=no'
+: > "$REC"
+sc apply > "$T/out" 2> "$T/err" || fail "slicectl apply: $(cat "$T/err")"
+[ "$(last_set)" = '[["CPUWeight", 18446744073709551615], ["CPUQuotaPerSecUSec", 700000]]' ] || fail "CPUSlice=no apply sent $(last_set)"
+grep -q "alice (uid 1001): CPUQuota= CPUSlice=no: back to systemd's own unit files (70%)" "$T/out" || fail "apply said: $(cat "$T/out")"
+echo "CPUSlice=no: $(tr '\n' ';' < "$T/out")"
+
 echo "== a record that is not root's own is refused, and nothing is reverted on it"
 write_conf 'alice CPUWeight=300 CPUQuota=20%'
 alice

@@ -127,6 +127,11 @@ static int metrics_write(FILE *f, void *userdata) {
         if (r >= 0)
                 r = write_host(f, "cpuslice_slices", "User slices running.", PROM_U64(m->rows.n));
         if (r >= 0)
+                r = write_host(f, "cpuslice_slices_skipped",
+                               "Entries named like a user slice that could not be read (not a directory, not on "
+                               "cgroupfs, no permission); slicectl names each on stderr.",
+                               PROM_U64(m->rows.n_skipped));
+        if (r >= 0)
                 r = write_host(f, "cpuslice_metrics_timestamp_seconds", "When slicectl read these values (Unix time).",
                                PROM_USEC(m->now_usec));
         return r;
@@ -168,6 +173,7 @@ static int metrics_collect(Metrics *m) {
         r = rows_collect_or_log(&b, NULL, 0, &m->rows);
         if (r < 0)
                 return r;
+        rows_log_skipped(&m->rows);
         r = make_labels(m);
         return r < 0 ? log_error(r, "out of memory") : 0;
 }

@@ -42,6 +42,7 @@ SLICE_FAMILIES = {
 HOST_FAMILIES = {
     "cpuslice_config_errors": "gauge",
     "cpuslice_slices": "gauge",
+    "cpuslice_slices_skipped": "gauge",
     "cpuslice_metrics_timestamp_seconds": "gauge",
 }
 FAMILIES = dict(SLICE_FAMILIES, **HOST_FAMILIES)

@@ -476,6 +476,14 @@ def case_check():
         os.chmod(t.conf, 0o666)
         p = run(t, "check", rc=1)
         check("cpuslice.conf: error: file is writable by others (mode 0666); refused" in p.stderr, p.stderr)
+        # #24 item 5: a file that is no config (check may run as root through sudo) is named, never quoted
+        t.write("shadow", "root:$6$Zx9Salt$HashOfRoot:19000:0:99999:7:::\nalice:$y$j9T$SecretHash:19000::::::\n"
+                "alice hunter2\n", 0o600)
+        p = run(t, "check", t.path("shadow"), rc=1)
+        check(p.stdout == "" and len(p.stderr.splitlines()) == 3 and "shadow:1: error: bad uid range" in p.stderr
+              and "shadow:3: error: expected SETTING=VALUE after the domain" in p.stderr
+              and not any(x in p.stderr for x in ("Zx9", "Hash", "j9T", "hunter2", "'")),
+              "check of a non-config quotes it: %r" % p.stderr)
         p = run(t, "check", t.path("missing.conf"), rc=1)
         check("missing.conf: error: no such file" in p.stderr, p.stderr)
         # --json: what CI pipelines read (#18 item 5)

@@ -394,8 +394,12 @@ _public_ PAM_EXTERN int pam_sm_close_session(pam_handle_t *h, int flags, int arg
         CsError e = {};
         int r;
 
-        if (pam_get_data(h, SESSION_DATA, &data) != PAM_SUCCESS || !data)
-                return PAM_IGNORE; /* open_session put this login nowhere */
+        if (pam_get_data(h, SESSION_DATA, &data) != PAM_SUCCESS || !data) {
+                /* the systemd path (or a process placed already) keeps no session data, but its
+                 * mark must go too: a second open in this handle is a new session and must act */
+                (void) pam_set_data(h, PLACED_DATA, NULL, NULL);
+                return PAM_IGNORE; /* nothing of ours to undo */
+        }
         st = data;
         module_args_parse(h, argc, argv, &l.args);
         escape_for_log(st->s.scope, LOG_NAME_MAX, l.user_esc, sizeof l.user_esc);

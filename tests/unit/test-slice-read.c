@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "cgfs-fake.h"
+#include "macro.h"
 #include "slice-read.h"
 #include "test-util.h"
 
@@ -299,24 +300,35 @@ static void test_skips_and_goes_on(void **state) {
         cgfs_close(&c);
 }
 
-/* an unreadable control file leaves its figure absent; the slice and the others are still there */
-static void test_unreadable_cpu_stat(void **state) {
-        const char *root = *state;
-        SliceList l = {};
-        CsError e = {};
-        Cgfs c;
-
+/* user-1001.slice and user-1002.slice, read through the fake ops */
+static Cgfs two_slices(const char *root) {
         make(root, "user.slice/user-1001.slice", slice_files);
         make(root, "user.slice/user-1002.slice", slice_files);
-        c = open_tree_ops(root, CGROUP_LAYOUT_UNIFIED, "", &fake_ops);
-        for (int pass = 0; pass < 2; pass++) {
-                fake_reset();
-                /* EACCES at open, EIO while reading */
-                fake_add(pass == 0 ? (Fault) { OP_OPENAT, "cpu.stat", EACCES, .under = "/user-1001.slice/" }
-                                   : (Fault) { OP_READ, "cpu.stat", EIO, .under = "/user-1001.slice/" });
-                assert_int_equal(slice_read_all(&c, 0, &l, &e), 0);
+        return open_tree_ops(root, CGROUP_LAYOUT_UNIFIED, "", &fake_ops);
+}
+
+/* slice_read_all() with one fault: it succeeds, and skips nothing */
+static void read_with_fault(Cgfs *c, Fault ft, SliceReadFlags flags, SliceList *ret) {
+        CsError e = {};
+
+        fake_reset();
+        fake_add(ft);
+        assert_int_equal(slice_read_all(c, flags, ret, &e), 0);
+        assert_int_equal(ret->n_skipped, 0);
+}
+
+/* an unreadable control file leaves its figure absent; the slice and the others are still there */
+static void test_unreadable_cpu_stat(void **state) {
+        static const Fault faults[] = { /* EACCES at open, EIO while reading */
+                { OP_OPENAT, "cpu.stat", EACCES, .under = "/user-1001.slice/" },
+                { OP_READ, "cpu.stat", EIO, .under = "/user-1001.slice/" },
+        };
+        Cgfs c = two_slices(*state);
+        SliceList l = {};
+
+        for (size_t i = 0; i < ELEMENTSOF(faults); i++) {
+                read_with_fault(&c, faults[i], 0, &l);
                 assert_int_equal(l.n, 2);
-                assert_int_equal(l.n_skipped, 0);
                 assert_true(l.slices[0].stat.usage_usec == CGSTAT_NONE);
                 assert_true(l.slices[0].stat.nr_periods == CGSTAT_NONE);
                 assert_int_equal(l.slices[0].weight, 200);
@@ -328,23 +340,18 @@ static void test_unreadable_cpu_stat(void **state) {
 
 /* a slice removed while it is read (its last session closed) is not there: not an error, not skipped */
 static void test_vanishes_mid_read(void **state) {
-        const char *root = *state;
+        static const Fault faults[] = { /* listing its scopes finds the directory gone, or ENODEV */
+                { OP_OPENAT, ".", ENOENT, .under = "/user-1002.slice/" },
+                { OP_OPENAT, ".", ENODEV, .under = "/user-1002.slice/" },
+        };
+        Cgfs c = two_slices(*state);
         SliceList l = {};
         CsError e = {};
-        Cgfs c;
 
-        make(root, "user.slice/user-1001.slice", slice_files);
-        make(root, "user.slice/user-1002.slice", slice_files);
-        c = open_tree_ops(root, CGROUP_LAYOUT_UNIFIED, "", &fake_ops);
-        for (int pass = 0; pass < 2; pass++) {
-                fake_reset();
-                /* listing its scopes finds the directory gone (ENOENT), or its files answer ENODEV */
-                fake_add(pass == 0 ? (Fault) { OP_OPENAT, ".", ENOENT, .under = "/user-1002.slice/" }
-                                   : (Fault) { OP_OPENAT, ".", ENODEV, .under = "/user-1002.slice/" });
-                assert_int_equal(slice_read_all(&c, SLICE_READ_SCOPES, &l, &e), 0);
+        for (size_t i = 0; i < ELEMENTSOF(faults); i++) {
+                read_with_fault(&c, faults[i], SLICE_READ_SCOPES, &l);
                 assert_int_equal(l.n, 1);
                 assert_int_equal(l.slices[0].uid, 1001);
-                assert_int_equal(l.n_skipped, 0);
                 slice_list_done(&l);
         }
         /* and for one slice it is no running slice */

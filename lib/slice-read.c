@@ -371,7 +371,7 @@ int slice_read_one(Cgfs *c, uid_t uid, SliceReadFlags flags, SliceInfo *ret, CsE
                 r = read_slice(c, fd, acct_root, uid, flags, ret, NULL);
         else
                 r = fd;
-        if (r == -ENOENT || r == -ENODEV)
+        if (slice_vanished(r))
                 return -ENOENT;
         if (r < 0)
                 return cs_error(e, r, "%s", slice_skip_reason(r));

@@ -42,17 +42,6 @@ static Cgfs open_tree(const char *root, CgroupLayoutKind kind, const char *paren
         return open_tree_ops(root, kind, parent, NULL);
 }
 
-static int setup(void **state) {
-        *state = scratch_dir();
-        return *state ? 0 : -1;
-}
-
-static int teardown(void **state) {
-        rm_rf(*state);
-        free(*state);
-        return 0;
-}
-
 static void test_unified(void **state) {
         const char *root = *state;
         char mypid[32];
@@ -363,7 +352,7 @@ static void test_vanishes_mid_read(void **state) {
 }
 
 int main(void) {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, scratch_setup, scratch_teardown)
         const struct CMUnitTest tests[] = {
                 T(test_unified), T(test_legacy_with_cpuacct),
                 T(test_hybrid),                     T(test_no_user_slice),

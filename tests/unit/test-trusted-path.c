@@ -15,17 +15,6 @@
 #include "test-util.h"
 #include "trusted-path.h"
 
-static int setup(void **state) {
-        *state = scratch_dir();
-        return *state ? 0 : -1;
-}
-
-static int teardown(void **state) {
-        rm_rf(*state);
-        free(*state);
-        return 0;
-}
-
 static void test_check(void **state) {
         const char *root = *state;
         static const struct {
@@ -71,7 +60,7 @@ static void test_check(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(test_check, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_check, scratch_setup, scratch_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

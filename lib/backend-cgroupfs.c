@@ -676,13 +676,16 @@ static int for_each_subdir(int dirfd, bool (*filter)(const char *), int (*fn)(Cg
 }
 
 static int gc_slice(Cgfs *c, int root, const char *slice, CsError *e) {
-        _cleanup_close_ int fd = cgfs_open_dir(c, root, slice, e);
+        CsError open_error = {};
+        _cleanup_close_ int fd = cgfs_open_dir(c, root, slice, &open_error);
         int n, r;
 
-        if (fd == -ENOENT)
+        /* gone; or not root's (delegated), not a directory, not cgroupfs: never ours to remove or
+         * write into, and no reason to leave the other slices be (slicectl gc names what it skipped) */
+        if (fd == -ENOENT || fd == -EPERM || fd == -ENOTDIR || fd == -EXDEV)
                 return 0;
         if (fd < 0)
-                return fd;
+                return cs_error(e, fd, "%s", open_error.msg);
         n = for_each_subdir(fd, scope_name_valid, remove_dir, c, e);
         if (n < 0)
                 return n;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "conf.h"
 #include "macro.h"
@@ -32,19 +33,47 @@ static int parse_bool(const char *v, bool *ret) {
         return -EINVAL;
 }
 
+/* What a message may quote of a line. `slicectl check FILE` may run as root through a sudo rule and
+ * be pointed at /etc/shadow: a message must not be a way to read a file that is not a config. So
+ * nothing is quoted of a line that does not start with a valid domain; after one, a token without
+ * '=' only when it is (the start of) a setting's name, and of an unknown setting only its name when
+ * that looks like one; a value only after a known setting's name. */
+#define LETTERS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+#define DIGITS "0123456789"
+
+static bool looks_like_name(const char *s) {
+        size_t n = strlen(s);
+
+        return n > 0 && n <= 32 && strchr(LETTERS, s[0]) && strspn(s, LETTERS DIGITS "_") == n;
+}
+
+static bool is_setting_prefix(const char *s) {
+        size_t n = strlen(s);
+
+        for (Setting i = 0; n > 0 && i < _SETTING_MAX; i++)
+                if (strncasecmp(setting_to_string(i), s, n) == 0)
+                        return true;
+        return false;
+}
+
 static int parse_assignment(Rule *rule, char *tok, char **ret_reason) {
         char *eq = strchr(tok, '=');
         const char *val;
         int s, r;
 
-        if (!eq || eq == tok)
+        if ((!eq || eq == tok) && is_setting_prefix(tok))
                 return reason(ret_reason, -EINVAL, "expected SETTING=VALUE, got '%s' (settings: %s)", tok,
+                              settings_allowed());
+        if (!eq || eq == tok)
+                return reason(ret_reason, -EINVAL, "expected SETTING=VALUE after the domain (settings: %s)",
                               settings_allowed());
         *eq = '\0';
         val = eq + 1;
         s = setting_from_string(tok);
-        if (s < 0)
+        if (s < 0 && looks_like_name(tok))
                 return reason(ret_reason, -EINVAL, "unknown setting '%s=' (allowed: %s)", tok, settings_allowed());
+        if (s < 0)
+                return reason(ret_reason, -EINVAL, "unknown setting (allowed: %s)", settings_allowed());
         if (rule->mask & (1u << s))
                 return reason(ret_reason, -EINVAL, "%s= given twice on one line", tok);
         switch (s) {
@@ -88,8 +117,8 @@ static int parse_tokens(char *line, Rule *rule, char **ret_reason) {
         r = domain_parse(tok, &rule->domain, &why);
         if (r == -ENOMEM)
                 return r;
-        if (r < 0)
-                return reason(ret_reason, r, "%s: '%s'", why, tok);
+        if (r < 0) /* quoted nothing: this may be no config at all */
+                return reason(ret_reason, r, "%s at the start of the line", why);
         while ((tok = strtok_r(NULL, " \t", &save))) {
                 r = parse_assignment(rule, tok, ret_reason);
                 if (r < 0)

@@ -150,9 +150,10 @@ static int cmp_scope(const void *a, const void *b) {
         return strverscmp(((const ScopeInfo *) a)->name, ((const ScopeInfo *) b)->name);
 }
 
-/* A directory stream over dirfd's directory, reopened (and checked) so readdir has its own fd. */
+/* A directory stream over dirfd's directory, reopened (and checked to be cgroupfs) so readdir has
+ * its own fd; only looked at, so a delegated directory is fine. */
 static int open_dir_stream(Cgfs *c, int dirfd, DIR **ret, CsError *e) {
-        int fd = cgfs_open_dir(c, dirfd, ".", e);
+        int fd = cgfs_open_dir_to_read(c, dirfd, ".", e);
 
         if (fd < 0)
                 return fd;
@@ -198,13 +199,17 @@ static int read_slice(Cgfs *c, int cpu_fd, int acct_root, uid_t uid, SliceReadFl
         _cleanup_close_ int acct_fd = -EBADF;
         char name[SLICE_NAME_MAX];
         SliceInfo s = { .uid = uid, .weight = CGSTAT_NONE, .shares = CGSTAT_NONE };
+        struct stat st;
         int r;
 
         if (flags & SLICE_READ_PROCS)
                 flags |= SLICE_READ_SCOPES;
+        if (fstat(cpu_fd, &st) < 0)
+                return cs_error(e, -errno, "fstat: %m");
+        s.owner = st.st_uid;
         slice_name(uid, name);
         if (acct_root >= 0)
-                acct_fd = cgfs_open_dir(c, acct_root, name, NULL);
+                acct_fd = cgfs_open_dir_to_read(c, acct_root, name, NULL);
         read_cpu_settings(c, cpu_fd, &s);
         read_stats(c, cpu_fd, acct_fd, &s);
         r = read_scopes(c, cpu_fd, flags, &s, e);
@@ -233,12 +238,51 @@ static int cmp_slice(const void *a, const void *b) {
         return x < y ? -1 : x > y;
 }
 
-/* Calls f for each user-UID.slice directory below root. */
+const char *slice_skip_reason(int r) {
+        switch (r) {
+        case -ENOTDIR:
+        case -ELOOP:
+                return "not a directory (a file or symlink with a slice's name)";
+        case -EXDEV:
+                return "not on cgroupfs";
+        case -EACCES:
+        case -EPERM:
+                return "permission denied";
+        case -ENOMEM:
+                return "out of memory";
+        default:
+                return "cannot be read";
+        }
+}
+
+static int skip_add(SliceList *l, size_t *cap, const char *name, int r) {
+        char *n;
+
+        if (!l)
+                return 0;
+        if (!GREEDY_REALLOC(l->skipped, *cap, l->n_skipped + 1))
+                return -ENOMEM;
+        n = strdup(name);
+        if (!n)
+                return -ENOMEM;
+        l->skipped[l->n_skipped++] = (SkippedSlice) { n, r, slice_skip_reason(r) };
+        return 0;
+}
+
+/* A slice whose cgroup was removed while we read it: its last session closed. */
+static bool slice_vanished(int r) {
+        return r == -ENOENT || r == -ENODEV;
+}
+
+/* Calls f for each user-UID.slice directory below root. An entry with a slice's name that cannot
+ * be opened or read goes to skipped (when given) and the walk goes on; only running out of memory
+ * or failing to read root itself ends it. */
 typedef int (*SliceVisitor)(Cgfs *c, int slice_fd, uid_t uid, void *userdata, CsError *e);
 
-static int for_each_slice(Cgfs *c, int root, SliceVisitor f, void *userdata, CsError *e) {
+static int for_each_slice(Cgfs *c, int root, SliceVisitor f, void *userdata, SliceList *skipped, CsError *e) {
         _cleanup_closedir_ DIR *d = NULL;
         struct dirent *de;
+        size_t cap = 0;
         int r;
 
         r = open_dir_stream(c, root, &d, e);
@@ -248,14 +292,20 @@ static int for_each_slice(Cgfs *c, int root, SliceVisitor f, void *userdata, CsE
                 _cleanup_close_ int sfd = -EBADF;
                 uid_t uid;
 
-                if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) || slice_name_to_uid(de->d_name, &uid) < 0)
+                if (slice_name_to_uid(de->d_name, &uid) < 0)
                         continue;
-                sfd = cgfs_open_dir(c, root, de->d_name, NULL);
-                if (sfd == -ENOENT || sfd == -ENOTDIR)
-                        continue; /* removed while we looked */
-                if (sfd < 0)
-                        return cs_error(e, sfd, "cannot open user.slice/%s: %m", de->d_name);
-                r = f(c, sfd, uid, userdata, e);
+                if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+                        r = -ENOTDIR;
+                else {
+                        r = sfd = cgfs_open_dir_to_read(c, root, de->d_name, NULL);
+                        if (sfd >= 0)
+                                r = f(c, sfd, uid, userdata, NULL);
+                }
+                if (r == -ENOMEM)
+                        return cs_error(e, r, "out of memory");
+                if (r >= 0 || slice_vanished(r))
+                        continue;
+                r = skip_add(skipped, &cap, de->d_name, r);
                 if (r < 0)
                         return r;
         }
@@ -296,7 +346,7 @@ int slice_read_all(Cgfs *c, SliceReadFlags flags, SliceList *ret, CsError *e) {
         if (r < 0)
                 return r;
         st.acct_root = acct_root;
-        r = for_each_slice(c, cpu_root, visit_all, &st, e);
+        r = for_each_slice(c, cpu_root, visit_all, &st, &l, e);
         if (r < 0) {
                 slice_list_done(&l);
                 return r;
@@ -316,10 +366,16 @@ int slice_read_one(Cgfs *c, uid_t uid, SliceReadFlags flags, SliceInfo *ret, CsE
         if (r < 0)
                 return r;
         slice_name(uid, name);
-        fd = cgfs_open_dir(c, cpu_root, name, e);
-        if (fd < 0)
-                return fd;
-        return read_slice(c, fd, acct_root, uid, flags, ret, e);
+        fd = cgfs_open_dir_to_read(c, cpu_root, name, NULL);
+        if (fd >= 0)
+                r = read_slice(c, fd, acct_root, uid, flags, ret, NULL);
+        else
+                r = fd;
+        if (slice_vanished(r))
+                return -ENOENT;
+        if (r < 0)
+                return cs_error(e, r, "%s", slice_skip_reason(r));
+        return 0;
 }
 
 typedef struct UsageState {
@@ -350,7 +406,7 @@ int slice_read_usage(Cgfs *c, UsageSample **ret, size_t *ret_n, CsError *e) {
                 return 0;
         if (root < 0)
                 return root;
-        r = for_each_slice(c, root, visit_usage, &st, e);
+        r = for_each_slice(c, root, visit_usage, &st, NULL, e);
         if (r < 0) {
                 free(st.samples);
                 return r;
@@ -377,5 +433,8 @@ void slice_list_done(SliceList *l) {
         for (size_t i = 0; i < l->n; i++)
                 slice_info_done(&l->slices[i]);
         free(l->slices);
+        for (size_t i = 0; i < l->n_skipped; i++)
+                free(l->skipped[i].name);
+        free(l->skipped);
         *l = (SliceList) {};
 }

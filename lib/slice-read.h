@@ -9,7 +9,13 @@
  *
  * Usage comes from the accounting mirror when the layout has one, else from the cpu hierarchy;
  * pressure from cpu.pressure in whichever of the two is cgroup2. A file the kernel does not
- * offer (or does not let us read) leaves its figure absent rather than failing the read. */
+ * offer (or does not let us read) leaves its figure absent rather than failing the read.
+ *
+ * These are readers: a slice that is not root's (delegated, or made by a container runtime) is
+ * read with cgfs_open_dir_to_read() and shown, with its owner, for the writers to leave alone. An
+ * entry with a slice's name that cannot be read at all (not a directory, not on cgroupfs, no
+ * permission) is skipped and named in SliceList.skipped, and the others are read on; one that
+ * disappears while it is read (its last session closed) is simply not there. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,6 +35,7 @@ typedef struct ScopeInfo {
 
 typedef struct SliceInfo {
         uid_t uid;
+        uid_t owner;            /* of its directory in the cpu hierarchy: not 0 when delegated */
         bool idle;              /* cpu.idle is 1 (v2, and v1 since 5.15) */
         uint64_t weight;        /* v2 cpu.weight; CGSTAT_NONE on v1 or absent */
         uint64_t shares;        /* v1 cpu.shares; CGSTAT_NONE on v2 or absent */
@@ -42,9 +49,17 @@ typedef struct SliceInfo {
         ScopeInfo *scopes;      /* with SLICE_READ_SCOPES */
 } SliceInfo;
 
+typedef struct SkippedSlice {
+        char *name;             /* the directory entry as found (bytes from outside: escape to print) */
+        int error;              /* negative errno */
+        const char *reason;     /* static text: why it was not read */
+} SkippedSlice;
+
 typedef struct SliceList {
         SliceInfo *slices;      /* sorted by uid */
         size_t n;
+        SkippedSlice *skipped;  /* in directory order */
+        size_t n_skipped;
 } SliceList;
 
 typedef enum SliceReadFlags {
@@ -59,8 +74,11 @@ typedef struct UsageSample {
 
 /* Every user-UID.slice below user.slice; an absent user.slice is an empty list. */
 int slice_read_all(Cgfs *c, SliceReadFlags flags, SliceList *ret, CsError *e);
-/* One slice; -ENOENT if the user has none. */
+/* One slice; -ENOENT if the user has none; any other error is a slice slice_read_all() would
+ * skip, with slice_skip_reason() in e. */
 int slice_read_one(Cgfs *c, uid_t uid, SliceReadFlags flags, SliceInfo *ret, CsError *e);
+/* Why a slice that failed to open or read with r is skipped: "not a directory", ... */
+const char *slice_skip_reason(int r);
 /* Just the usage counters, one file per slice: the cheap first half of a CPU% sample. */
 int slice_read_usage(Cgfs *c, UsageSample **ret, size_t *ret_n, CsError *e);
 

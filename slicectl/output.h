@@ -15,5 +15,5 @@ int log_error(int r, const char *fmt, ...) _printf_(2, 3);
 void log_warning(const char *fmt, ...) _printf_(1, 2);
 /* One line (no '\n' in fmt) on f, escaped, then a newline. */
 void print_line(FILE *f, const char *fmt, ...) _printf_(2, 3);
-/* One syslog line per change: who (uid, SUDO_USER) did what. */
+/* One syslog line per change: who (real uid, and the audit login uid) did what. */
 void log_change(const char *fmt, ...) _printf_(1, 2);

@@ -133,6 +133,9 @@ int rows_collect(SliceBackend *b, Sampler *s, const ConfPaths *conf, SliceReadFl
                 if (r < 0)
                         goto fail;
         }
+        rows.skipped = TAKE_PTR(l.skipped);
+        rows.n_skipped = l.n_skipped;
+        l.n_skipped = 0;
         slice_list_done(&l);
         if (s) {
                 r = sample(s, &rows, (t0 + t1) / 2);
@@ -160,8 +163,16 @@ void rows_done(Rows *r) {
                 free(r->rows[i].user);
         }
         free(r->rows);
+        for (size_t i = 0; i < r->n_skipped; i++)
+                free(r->skipped[i].name);
+        free(r->skipped);
         ruleset_done(&r->rules);
         *r = (Rows) {};
+}
+
+void log_skipped_slices(const SkippedSlice *skipped, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                log_warning("skipped %s: %s", skipped[i].name, skipped[i].reason);
 }
 
 void sampler_done(Sampler *s) {

@@ -24,6 +24,8 @@ typedef struct SliceRow {
 typedef struct Rows {
         SliceRow *rows;
         size_t n;
+        SkippedSlice *skipped;  /* entries with a slice's name that could not be read */
+        size_t n_skipped;
         RuleSet rules;
 } Rows;
 
@@ -41,6 +43,11 @@ int rows_collect(SliceBackend *b, Sampler *s, const ConfPaths *conf, SliceReadFl
 /* rows_collect() for a verb, with --conf and friends: a failure is logged as one line, and returned. */
 int rows_collect_or_log(SliceBackend *b, Sampler *s, SliceReadFlags flags, Rows *ret);
 void rows_done(Rows *r);
+/* One warning line on stderr per skipped slice, naming it and why (escaped). */
+void log_skipped_slices(const SkippedSlice *skipped, size_t n);
+static inline void rows_log_skipped(const Rows *r) {
+        log_skipped_slices(r->skipped, r->n_skipped);
+}
 void sampler_done(Sampler *s);
 
 /* The weight a kernel value stands for: v2 cpu.weight, or v1 cpu.shares mapped back (lossy:

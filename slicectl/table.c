@@ -283,6 +283,24 @@ int diags_print_json(const DiagList *d) {
         return scols_print_table(t) < 0 ? log_error(-EIO, "cannot write the table") : 0;
 }
 
+/* {"slices": [...], "skipped": N}: libsmartcols writes the one table it knows as the whole document,
+ * so the count goes in before its closing brace. */
+static int print_json_with_skipped(struct libscols_table *t, size_t n_skipped) {
+        _cleanup_free_ char *doc = NULL;
+        char *end;
+
+        if (scols_print_table_to_string(t, &doc) < 0 || !doc)
+                return log_error(-ENOMEM, "out of memory");
+        end = strrchr(doc, '}');
+        if (!end)
+                return log_error(-EIO, "cannot write the table");
+        while (end > doc && (end[-1] == '\n' || end[-1] == ' '))
+                end--;
+        if (printf("%.*s,\n   \"skipped\": %zu\n}\n", (int) (end - doc), doc, n_skipped) < 0)
+                return log_error(-EIO, "cannot write the table");
+        return 0;
+}
+
 int rows_print(const TableControl *ctl, const Rows *rows) {
         _cleanup_(unref_table) struct libscols_table *t = scols_new_table();
 
@@ -325,5 +343,7 @@ int rows_print(const TableControl *ctl, const Rows *rows) {
                                 return log_error(-ENOMEM, "out of memory");
                 }
         }
+        if (ctl->json)
+                return print_json_with_skipped(t, rows->n_skipped);
         return scols_print_table(t) < 0 ? log_error(-EIO, "cannot write the table") : 0;
 }

@@ -88,6 +88,20 @@ static int filter_match(const ApplyFilter *f, UserIdent *u) {
         return 1;
 }
 
+/* A slice the cgroupfs backend may write (and gc remove): root's own. One that is not was delegated
+ * or made by a container runtime; its owner decides there. */
+static bool slice_writable(const SliceBackend *b, const SliceInfo *info) {
+        return b->systemd || geteuid() != 0 || info->owner == 0;
+}
+
+static void warn_not_root(const SliceInfo *info, const char *verb) {
+        char slice[SLICE_NAME_MAX];
+
+        slice_name(info->uid, slice);
+        log_warning("skipped %s: owned by uid %u, not root (delegated, or a container runtime's); %s leaves it "
+                    "alone", slice, (unsigned) info->owner, verb);
+}
+
 /* Writes the config's resolution to each running slice that differs; returns how many failed. */
 static int apply_running(SliceBackend *b, const RuleSet *rs, const ApplyFilter *f, SliceList *slices) {
         int failed = 0, r;
@@ -111,6 +125,10 @@ static int apply_running(SliceBackend *b, const RuleSet *rs, const ApplyFilter *
                 if (r < 0) {
                         log_error(r, "uid %u: %s", (unsigned) info->uid, strerror(-r));
                         failed++;
+                        continue;
+                }
+                if (!slice_writable(b, info)) {
+                        warn_not_root(info, "apply");
                         continue;
                 }
                 if (!login_gets_slice(&res)) {
@@ -174,7 +192,11 @@ static int load_config_and_slices(RuleSet *rs, SliceBackend *b, SliceList *slice
         r = backend_open(b, &arg_target, e);
         if (r < 0)
                 return r;
-        return b->ops->read_all(b, 0, slices, e);
+        r = b->ops->read_all(b, 0, slices, e);
+        if (r < 0)
+                return r;
+        log_skipped_slices(slices->skipped, slices->n_skipped);
+        return 0;
 }
 
 static int apply_live(const Domain *domain, unsigned mask, const char *path) {
@@ -442,6 +464,12 @@ int verb_gc(int argc, char **argv) {
                 r = b.ops->read_all(&b, SLICE_READ_SCOPES, &after, &e);
         if (r < 0)
                 return log_error(r, "%s", cs_error_text(&e, r));
+        /* what gc never touches: say so, once per slice (the ones the readers skipped are not read
+         * by gc either) */
+        log_skipped_slices(before.skipped, before.n_skipped);
+        for (size_t i = 0; i < before.n; i++)
+                if (!slice_writable(&b, &before.slices[i]))
+                        warn_not_root(&before.slices[i], "gc");
         /* one line per removed slice or scope, as systemctl names what it removed */
         for (size_t i = 0, j = 0; i < before.n; i++) {
                 const SliceInfo *was = &before.slices[i];

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "atomic-file.h"
@@ -16,6 +17,7 @@
 #include "prom-text.h"
 #include "rows.h"
 #include "slicectl-util.h"
+#include "trusted-path.h"
 #include "verbs.h"
 
 #define TEXTFILE_NAME "cpuslice.prom"
@@ -127,6 +129,11 @@ static int metrics_write(FILE *f, void *userdata) {
         if (r >= 0)
                 r = write_host(f, "cpuslice_slices", "User slices running.", PROM_U64(m->rows.n));
         if (r >= 0)
+                r = write_host(f, "cpuslice_slices_skipped",
+                               "Entries named like a user slice that could not be read (not a directory, not on "
+                               "cgroupfs, no permission); slicectl names each on stderr.",
+                               PROM_U64(m->rows.n_skipped));
+        if (r >= 0)
                 r = write_host(f, "cpuslice_metrics_timestamp_seconds", "When slicectl read these values (Unix time).",
                                PROM_USEC(m->now_usec));
         return r;
@@ -168,19 +175,38 @@ static int metrics_collect(Metrics *m) {
         r = rows_collect_or_log(&b, NULL, 0, &m->rows);
         if (r < 0)
                 return r;
+        rows_log_skipped(&m->rows);
         r = make_labels(m);
         return r < 0 ? log_error(r, "out of memory") : 0;
 }
 
 static int write_textfile(Metrics *m) {
         _cleanup_close_ int dfd = -EBADF;
+        _cleanup_free_ char *dir = NULL;
         int r;
 
-        dfd = open(arg_textfile, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        char why[128];
+
+        /* run as root from a timer or cron: a directory someone else controls could be swapped
+         * under us or have its file replaced between runs, so it must be root's (or, run as a
+         * user, that user's own) and writable by no one else; never through a symlink */
+        /* "DIR/" would resolve a symlink DIR before O_NOFOLLOW looks at it */
+        dir = strdup(arg_textfile);
+        if (!dir)
+                return log_error(-ENOMEM, "out of memory");
+        for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/'; n--)
+                dir[n - 1] = '\0';
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (dfd < 0) {
                 r = negative_errno();
+                if (r == -ELOOP || r == -ENOTDIR)
+                        return log_error(r, "the textfile directory %s is a symlink or not a directory; refused",
+                                         arg_textfile);
                 return log_error(r, "cannot open the textfile directory %s: %s", arg_textfile, strerror(-r));
         }
+        r = trusted_fd_check(dfd, S_IFDIR, why, sizeof why);
+        if (r < 0)
+                return log_error(r, "the textfile directory %s is %s; refused", arg_textfile, why);
         r = atomic_file_replace(dfd, TEXTFILE_NAME, 0644, metrics_write, m);
         if (r < 0)
                 return log_error(r, "cannot write %s/%s: %s", arg_textfile, TEXTFILE_NAME, strerror(-r));

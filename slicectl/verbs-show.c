@@ -51,6 +51,7 @@ int verb_list(int argc, char **argv) {
         r = rows_collect_or_log(&b, &s, 0, &rows);
         if (r < 0)
                 return r;
+        rows_log_skipped(&rows);
         rows_sort(&ctl, &rows);
         return rows_print(&ctl, &rows);
 }
@@ -146,10 +147,16 @@ int verb_top(int argc, char **argv) {
                 if (r < 0)
                         break;
                 rows_sort(&ctl, &rows);
-                if (interactive)
-                        printf("\033[H\033[2J%zu user slice%s, refresh every %.1f s; q quits\n\n", rows.n,
-                               rows.n == 1 ? "" : "s", (double) arg_delay_usec / 1e6);
-                else {
+                if (interactive) {
+                        char skipped[64] = "";
+
+                        /* stderr lines would scroll the screen away: the count only */
+                        if (rows.n_skipped)
+                                snprintf(skipped, sizeof skipped, " (%zu skipped: see slicectl list)", rows.n_skipped);
+                        printf("\033[H\033[2J%zu user slice%s%s, refresh every %.1f s; q quits\n\n", rows.n,
+                               rows.n == 1 ? "" : "s", skipped, (double) arg_delay_usec / 1e6);
+                } else {
+                        rows_log_skipped(&rows);
                         if (i > 1)
                                 putchar('\n');
                         print_timestamp(); /* as top -b: each refresh says when it was taken */
@@ -352,7 +359,7 @@ static void status_json_running(JsonOut *j, const SliceInfo *info) {
 
 /* status --json: what the text shows, one object; the exit status is the text's */
 static void status_json(const RuleSet *rs, const UserIdent *u, const Resolved *res, const StatusLine *lines,
-                        const SliceInfo *info) {
+                        const SliceInfo *info, const char *skipped) {
         JsonOut j = { .f = stdout };
         char slice[SLICE_NAME_MAX];
 
@@ -362,6 +369,7 @@ static void status_json(const RuleSet *rs, const UserIdent *u, const Resolved *r
         json_u64(&j, "uid", u->uid);
         json_string(&j, "slice", slice);
         json_bool(&j, "running", info != NULL);
+        json_string(&j, "skipped", skipped); /* null, or why the slice there could not be read */
         json_bool(&j, "gets_slice", login_gets_slice(res));
         json_string(&j, "reason", login_skip_reason(res));
         json_open(&j, "settings", '[');
@@ -394,6 +402,7 @@ int verb_status(int argc, char **argv) {
         SliceInfo info = {};
         StatusLine lines[_SETTING_MAX];
         char slice[SLICE_NAME_MAX], src[1200];
+        const char *skipped = NULL;
         Resolved res;
         CsError e = {};
         bool have_slice, drift = false;
@@ -405,21 +414,27 @@ int verb_status(int argc, char **argv) {
         r = backend_open_or_log(&b, &arg_target);
         if (r < 0)
                 return r;
+        slice_name(u.uid, slice);
         r = b.ops->read_one(&b, u.uid, SLICE_READ_PROCS, &info, &e);
-        if (r < 0 && r != -ENOENT)
-                return log_error(r, "reading the slice of %s: %s", u.name, cs_error_text(&e, r));
+        if (r == -ENOMEM)
+                return log_error(r, "out of memory");
+        if (r < 0 && r != -ENOENT) {
+                /* as list: named, and left out; what the config says is still worth showing */
+                skipped = cs_error_text(&e, r);
+                log_warning("skipped %s: %s", slice, skipped);
+        }
         have_slice = r >= 0;
 
         status_lines(b.v2, &res, have_slice ? &info : NULL, lines);
         if (b.systemd && login_gets_slice(&res))
                 status_systemd_notes(&b, u.uid, &res, have_slice ? &info : NULL, lines);
         if (arg_json) {
-                status_json(&rs, &u, &res, lines, have_slice ? &info : NULL);
+                status_json(&rs, &u, &res, lines, have_slice ? &info : NULL, skipped);
                 slice_info_done(&info);
                 return have_slice ? 0 : 3;
         }
-        slice_name(u.uid, slice);
-        print_line(stdout, "%s (uid %u): %s%s", u.name, (unsigned) u.uid, slice, have_slice ? "" : " (no running slice)");
+        print_line(stdout, "%s (uid %u): %s%s", u.name, (unsigned) u.uid, slice,
+                   have_slice ? "" : skipped ? " (skipped: not readable)" : " (no running slice)");
         putchar('\n');
         printf("%-20s %-10s %-10s %s\n", "SETTING", "CONFIG", "LIVE", "SOURCE");
         for (Setting s = 0; s < _SETTING_MAX; s++) {

@@ -158,13 +158,14 @@ def expect_file(name, text, tree=None):
     check(text == want, "output differs from expected/%s:\n--- got\n%s--- wanted\n%s" % (name, text, want))
 
 
-def slices_json(p):
+def slices_json(p, want_skipped=0):
     try:
         doc = json.loads(p.stdout)
     except ValueError as e:
         check(False, "bad JSON (%s): %r" % (e, p.stdout))
         return {}
-    check(list(doc.keys()) == ["slices"], "top-level keys: %r" % list(doc.keys()))
+    check(list(doc.keys()) == ["slices", "skipped"], "top-level keys: %r" % list(doc.keys()))
+    check(doc.get("skipped") == want_skipped, "skipped: %r, wanted %r" % (doc.get("skipped"), want_skipped))
     return {s["user"]: s for s in doc["slices"]}
 
 
@@ -475,6 +476,14 @@ def case_check():
         os.chmod(t.conf, 0o666)
         p = run(t, "check", rc=1)
         check("cpuslice.conf: error: file is writable by others (mode 0666); refused" in p.stderr, p.stderr)
+        # #24 item 5: a file that is no config (check may run as root through sudo) is named, never quoted
+        t.write("shadow", "root:$6$Zx9Salt$HashOfRoot:19000:0:99999:7:::\nalice:$y$j9T$SecretHash:19000::::::\n"
+                "alice hunter2\n", 0o600)
+        p = run(t, "check", t.path("shadow"), rc=1)
+        check(p.stdout == "" and len(p.stderr.splitlines()) == 3 and "shadow:1: error: bad uid range" in p.stderr
+              and "shadow:3: error: expected SETTING=VALUE after the domain" in p.stderr
+              and not any(x in p.stderr for x in ("Zx9", "Hash", "j9T", "hunter2", "'")),
+              "check of a non-config quotes it: %r" % p.stderr)
         p = run(t, "check", t.path("missing.conf"), rc=1)
         check("missing.conf: error: no such file" in p.stderr, p.stderr)
         # --json: what CI pipelines read (#18 item 5)
@@ -678,6 +687,71 @@ def case_gc():
         check(not os.path.exists(t.path("unified/user.slice/user-1001.slice")), "mirror removed")
         check(os.path.exists(t.path("cpu/user.slice/user-1002.slice/session-2.scope")), "busy scope kept")
         one_line_error(run(t, "gc", "x", rc=1), "takes no arguments")
+    finally:
+        t.cleanup()
+
+
+def case_skipped():
+    """#24 item 3: a slice a reader may not trust or cannot read is named on stderr and left out;
+    the verbs go on with the rest and exit 0. gc and apply never touch a slice that is not root's."""
+    t = standard_tree("hybrid")
+    try:
+        # delegated (Delegate=yes, a container runtime): shown, never written or removed
+        d = t.add_slice(1003, weight=1024, scopes=("9",))
+        for h in ("cpu", "unified"):
+            os.chown(t.path(h, "user.slice", "user-1003.slice"), 1003, 1003)
+        # not directories: a file and a symlink with a slice's name
+        t.write("cpu/user.slice/user-1234.slice", "planted\n")
+        os.symlink("user-1001.slice", t.path("cpu/user.slice/user-1235.slice"))
+        warn = ["slicectl: warning: skipped user-1234.slice: not a directory (a file or symlink with a slice's name)",
+                "slicectl: warning: skipped user-1235.slice: not a directory (a file or symlink with a slice's name)"]
+
+        def skipped_lines(p, what, extra=()):
+            check(sorted(p.stderr.splitlines()) == sorted(warn + list(extra)), "%s: stderr %r" % (what, p.stderr))
+
+        p = run(t, "list", "-i", "0", "-r", "-n", "-o", "USER,UID", "--sort=UID")
+        check(p.stdout == "alice 1001\nbob 1002\ncarol 1003\ndave 1500\n", "list: %r" % p.stdout)
+        skipped_lines(p, "list")
+        p = run(t, "list", "--json", "-i", "0")
+        check(sorted(slices_json(p, 2)) == ["alice", "bob", "carol", "dave"], "list --json: %r" % p.stdout)
+        p = run(t, "top", "-b", "-N", "1", "-i", "0", "-r", "-n", "-o", "UID", "--sort=UID")
+        check(p.stdout == "1001\n1002\n1003\n1500\n", "top: %r" % p.stdout)
+        skipped_lines(p, "top")
+        p = run(t, "metrics")
+        check("\ncpuslice_slices 4\n" in p.stdout and "\ncpuslice_slices_skipped 2\n" in p.stdout,
+              "metrics: %r" % p.stdout)
+        skipped_lines(p, "metrics")
+        p = run(t, "status", "carol")
+        check("carol (uid 1003): user-1003.slice\n" in p.stdout and "Sessions:   1" in p.stdout, "status: %r" % p.stdout)
+        p = run(t, "status", "1234", rc=3)
+        check(p.stdout.startswith("1234 (uid 1234): user-1234.slice (skipped: not readable)\n"), p.stdout)
+        check(p.stderr == warn[0] + "\n", "status: %r" % p.stderr)
+        doc = json.loads(run(t, "--json", "status", "1234", rc=3).stdout)
+        check(doc["running"] is False and "not a directory" in doc["skipped"], "status --json: %r" % doc)
+        check(json.loads(run(t, "--json", "status", "alice").stdout)["skipped"] is None, "status --json: alice")
+
+        # apply: the delegated slice is named and left as it is; the others are written
+        t.config("* CPUWeight=200\n")
+        before = t.read(d + "/cpu.shares")
+        p = run(t, "apply")
+        check("carol (uid 1003)" not in p.stdout and "alice (uid 1001): CPUWeight= 400 -> 200" in p.stdout,
+              "apply: %r" % p.stdout)
+        check(t.read(d + "/cpu.shares") == before, "apply wrote into the delegated slice")
+        skipped_lines(p, "apply", ["slicectl: warning: skipped user-1003.slice: owned by uid 1003, not root "
+                                   "(delegated, or a container runtime's); apply leaves it alone"])
+        # gc: empty scopes and slices go, except in the delegated slice
+        for h in ("cpu", "unified"):
+            os.makedirs(t.path(h, "user.slice", "user-1003.slice", "session-10.scope"), exist_ok=True)
+            os.makedirs(t.path(h, "user.slice", "user-1600.slice"), exist_ok=True)
+        p = run(t, "gc")
+        check(p.stdout == "Removed user-1600.slice\n", "gc: %r" % p.stdout)
+        skipped_lines(p, "gc", ["slicectl: warning: skipped user-1003.slice: owned by uid 1003, not root "
+                                "(delegated, or a container runtime's); gc leaves it alone"])
+        for h in ("cpu", "unified"):
+            check(os.path.isdir(t.path(h, "user.slice", "user-1003.slice", "session-10.scope")),
+                  "gc removed a scope of the delegated slice in %s" % h)
+        check(os.path.isfile(t.path("cpu/user.slice/user-1234.slice")) and
+              os.path.islink(t.path("cpu/user.slice/user-1235.slice")), "gc touched the planted entries")
     finally:
         t.cleanup()
 

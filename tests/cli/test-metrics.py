@@ -42,6 +42,7 @@ SLICE_FAMILIES = {
 HOST_FAMILIES = {
     "cpuslice_config_errors": "gauge",
     "cpuslice_slices": "gauge",
+    "cpuslice_slices_skipped": "gauge",
     "cpuslice_metrics_timestamp_seconds": "gauge",
 }
 FAMILIES = dict(SLICE_FAMILIES, **HOST_FAMILIES)
@@ -248,6 +249,42 @@ def textfile(t, d, umask=0o077):
     return text, st.st_ino
 
 
+def textfile_refusals(t):
+    """#24 item 4: a textfile directory that is a symlink, someone else's, or writable by others is
+    refused with one error line, and nothing is written there."""
+    base = tempfile.mkdtemp(prefix="slicectl-textfile-dirs-")
+    os.chmod(base, 0o755)
+    try:
+        good = os.path.join(base, "good")
+        os.mkdir(good, 0o755)
+        link = os.path.join(base, "link")
+        os.symlink(good, link)
+        cli.one_line_error(run(t, "metrics", "--textfile", link, rc=1),
+                           "the textfile directory %s is a symlink or not a directory; refused" % link)
+        cli.one_line_error(run(t, "metrics", "--textfile", link + "/", rc=1), "refused")
+        for mode, why in ((0o775, "writable by its group or others (mode 0775)"),
+                          (0o757, "writable by its group or others (mode 0757)"),
+                          (0o1777, "writable by its group or others (mode 1777)")):
+            os.chmod(good, mode)
+            cli.one_line_error(run(t, "metrics", "--textfile", good, rc=1),
+                               "the textfile directory %s is %s; refused" % (good, why))
+        os.chmod(good, 0o755)
+        if os.geteuid() == 0:
+            # root: only a directory of root's own
+            os.chown(good, 1001, 1001)
+            cli.one_line_error(run(t, "metrics", "--textfile", good, rc=1),
+                               "the textfile directory %s is owned by uid 1001, not root; refused" % good)
+            # a user: root's directory or the user's own (tests run as a user own their tree)
+            p = run(t, "metrics", "--textfile", good, user=1001)
+            check(p.stdout == "" and os.path.exists(os.path.join(good, "cpuslice.prom")),
+                  "a user's own directory: %r" % p.stderr)
+            os.chown(good, 1002, 1002)
+            cli.one_line_error(run(t, "metrics", "--textfile", good, user=1001, rc=1),
+                               "is owned by uid 1002, not root; refused")
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
 def case_textfile():
     """Atomic textfile; counters monotonic across runs; a removed slice disappears."""
     t = standard_tree("unified")
@@ -293,6 +330,7 @@ def case_textfile():
         shutil.rmtree(f)
         cli.one_line_error(run(t, "metrics", "--textfile", os.path.join(d, "nope"), rc=1),
                            "cannot open the textfile directory")
+        textfile_refusals(t)
         cli.one_line_error(run(t, "metrics", "extra", rc=1), "takes no arguments")
         cli.one_line_error(run(t, "metrics", "--textfile", rc=1), "needs a value")
         # no user.slice at all: the host gauges, no slice samples

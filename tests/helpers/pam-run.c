@@ -7,6 +7,7 @@
  *   pam-run --confdir DIR --service NAME --user USER [--env K=V]... [--loop N] [--hold] [-- CMD...]
  *
  * --loop N: open+close N times with no command, printing one latency per line (µs) to stdout.
+ * --sessions N: open+close N times in one PAM handle (pam_start once), the command in each.
  * --hold: after opening, print "ready" and wait for a line on stdin before closing.
  * --signal-every MS: a no-op SIGALRM handler without SA_RESTART fires every MS ms, as the signals
  *   a su or sudo caller may send: the module's waits must survive EINTR. */
@@ -57,6 +58,7 @@ typedef struct Opts {
         long loop;
         int hold;
         long signal_ms;
+        long sessions;
 } Opts;
 
 static void on_alarm(int sig) {
@@ -76,12 +78,12 @@ static int parse(int argc, char **argv, Opts *o) {
                 { "confdir", required_argument, NULL, 'c' }, { "service", required_argument, NULL, 's' },
                 { "user", required_argument, NULL, 'u' },    { "env", required_argument, NULL, 'e' },
                 { "loop", required_argument, NULL, 'l' },    { "hold", no_argument, NULL, 'H' },
-                { "signal-every", required_argument, NULL, 'S' },
+                { "signal-every", required_argument, NULL, 'S' }, { "sessions", required_argument, NULL, 'n' },
                 {},
         };
         int c;
 
-        while ((c = getopt_long(argc, argv, "+c:s:u:e:l:HS:", opts, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "+c:s:u:e:l:HS:n:", opts, NULL)) >= 0) {
                 switch (c) {
                 case 'c': o->confdir = optarg; break;
                 case 's': o->service = optarg; break;
@@ -90,6 +92,7 @@ static int parse(int argc, char **argv, Opts *o) {
                 case 'l': o->loop = strtol(optarg, NULL, 10); break;
                 case 'H': o->hold = 1; break;
                 case 'S': o->signal_ms = strtol(optarg, NULL, 10); break;
+                case 'n': o->sessions = strtol(optarg, NULL, 10); break;
                 default: return -1;
                 }
         }
@@ -147,7 +150,8 @@ int main(int argc, char **argv) {
                 }
                 for (size_t k = 0; k < o.n_env; k++)
                         pam_putenv(h, o.env[k]);
-                rc = session(h, &o, argv + first);
+                for (long k = 0; k < (o.sessions > 0 ? o.sessions : 1) && rc == 0; k++)
+                        rc = session(h, &o, argv + first);
                 pam_end(h, rc == 0 ? PAM_SUCCESS : PAM_SESSION_ERR);
         }
         free(o.env);

@@ -436,6 +436,73 @@ static void test_systemd_plugin(void **state) {
         dlclose(h);
 }
 
+/* The service "cs" with the module copied to mod, on the systemd backend and a bus that is not there */
+static void plugin_service(Fx *f, const char *mod, const char *args) {
+        char text[8192];
+
+        snprintf(text, sizeof text,
+                 "session required %s%s conf=%s confdir=%s/none rundir=%s/none backend=systemd bus_socket=%s/nobus "
+                 "timeout=300ms %s\nsession required pam_permit.so\n",
+                 mod, strrchr(module_path(), '/'), f->conf, f->dir, f->dir, f->dir, args);
+        assert_int_equal(write_file(f->services, "cs", text, 0644), 0);
+}
+
+/* A login goes on without a slice, and the log names what was refused and why. */
+static void expect_plugin_refused(Fx *f, const char *path, const char *why) {
+        char text[2048];
+
+        run(f, "alice", PAM_SUCCESS, -1);
+        snprintf(text, sizeof text, "%s is %s; the systemd backend is not loaded from it", path, why);
+        expect_log(f, text);
+}
+
+/* #24 item 5: the plugin runs as root in every su: it and its directory must be root's (or, for a
+ * test run as a user, that user's) and writable by no one else, and a symlink is not followed. */
+static void test_plugin_checked(void **state) {
+        Fx *f = *state;
+        char mod[700], plugin[800], real[800], cmd[1024], text[8192];
+        const char *slash = strrchr(module_path(), '/');
+
+        snprintf(mod, sizeof mod, "%s/mod", f->dir);
+        assert_int_equal(mkdir(mod, 0755), 0);
+        assert_int_equal(chmod(mod, 0755), 0);
+        snprintf(cmd, sizeof cmd, "%.*s/pam_cpuslice-systemd.so", (int) (slash - module_path()), module_path());
+        snprintf(plugin, sizeof plugin, "%s/pam_cpuslice-systemd.so", mod);
+        snprintf(real, sizeof real, "%s/real-systemd.so", mod);
+        snprintf(text, sizeof text, "cp '%s' '%s'/ && cp '%s' '%s' && cp '%s' '%s' && chmod 0755 '%s' '%s'",
+                 module_path(), mod, cmd, plugin, cmd, real, plugin, real);
+        assert_int_equal(system(text), 0);
+        conf(f, "* CPUWeight=100\n");
+        plugin_service(f, mod, "debug");
+
+        /* as built: loaded, and it is the bus that is missing */
+        run(f, "alice", PAM_SUCCESS, -1);
+        expect_no_log(f, "the systemd backend is not loaded");
+        expect_no_log(f, "cannot load the systemd backend");
+        expect_log(f, "login proceeds without a CPU slice");
+
+        assert_int_equal(chmod(plugin, 0775), 0);
+        expect_plugin_refused(f, plugin, "writable by its group or others (mode 0775)");
+        assert_int_equal(chmod(plugin, 0755), 0);
+        assert_int_equal(chmod(mod, 0777), 0);
+        expect_plugin_refused(f, mod, "writable by its group or others (mode 0777)");
+        assert_int_equal(chmod(mod, 0755), 0);
+        if (geteuid() == 0) {
+                assert_int_equal(chown(plugin, 1001, 1001), 0);
+                expect_plugin_refused(f, plugin, "owned by uid 1001, not root");
+                assert_int_equal(chown(plugin, 0, 0), 0);
+                assert_int_equal(chown(mod, 1001, 1001), 0);
+                expect_plugin_refused(f, mod, "owned by uid 1001, not root");
+                assert_int_equal(chown(mod, 0, 0), 0);
+        }
+        assert_int_equal(unlink(plugin), 0);
+        assert_int_equal(symlink("real-systemd.so", plugin), 0);
+        expect_plugin_refused(f, plugin, "a symlink");
+        /* strict: a refused plugin denies the session, as any other failure does */
+        plugin_service(f, mod, "strict");
+        run(f, "alice", PAM_SESSION_ERR, -1);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
 
 int main(int argc, char **argv) {
@@ -453,6 +520,7 @@ int main(int argc, char **argv) {
                 T(test_root_named),       T(test_unknown_user_and_args),
                 T(test_backend_systemd_clear_error), T(test_no_fd_leak),
                 T(test_dlopen_exports), T(test_systemd_plugin),
+                T(test_plugin_checked),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -54,6 +54,12 @@ EOT
 SERVICE=twice login alice -- true || fail "two-instance login failed"
 [ "$(calls SetUnitProperties)" = 1 ] && [ "$(calls StartTransientUnit)" = 1 ] || fail "two instances acted twice: $(cat "$REC")"
 
+echo "== two sessions in one PAM handle: the second open acts again (#24 item 5)"
+: > "$REC"
+SERVICE=twice login alice --sessions 2 -- true || fail "two sessions in one handle failed"
+[ "$(calls SetUnitProperties)" = 2 ] && [ "$(calls StartTransientUnit)" = 2 ] ||
+        fail "the mark of the first session outlived its close: $(cat "$REC")"
+
 echo "== one deadline: timeout=500ms bounds the whole login whatever the bus does"
 bus_service fo timeout=500ms
 bus_service st timeout=500ms strict

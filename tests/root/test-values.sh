@@ -77,4 +77,20 @@ else
         echo "note: chrt -f refused here; RT case not exercised"
         [ -z "${CPUSLICE_REQUIRE_ALL:-}" ] || fail "cannot run the RT case"
 fi
+
+# #24 item 5: slicectl's audit line names the real uid and the kernel's login uid (set here as
+# pam_loginuid would, where this kernel lets root set it), never SUDO_USER from the environment
+mkdir -p "$CPU/user.slice/user-4242.slice" "$ACCT/user.slice/user-4242.slice"
+: > "$LOG"
+with_syslog sh -c 'echo 1001 > /proc/self/loginuid 2>/dev/null; exec env SUDO_USER="mallory (sudo from root)" "$@"' \
+        sh "$SLICECTL" --parent "$PARENT" --conf "$T/cpuslice.conf" --confdir '' --rundir '' gc > /dev/null ||
+        fail "slicectl gc failed"
+log_has "gc removed user-4242.slice"
+! grep -q mallory "$LOG" || fail "the audit line took SUDO_USER from the environment: $(cat "$LOG")"
+if [ "$(sh -c 'echo 1001 > /proc/self/loginuid 2>/dev/null; cat /proc/self/loginuid')" = 1001 ]; then
+        log_has "uid 0 (login uid 1001): gc removed user-4242.slice"
+else
+        log_has "uid 0: gc removed user-4242.slice"
+fi
+echo "slicectl gc: audit line with uid and login uid, SUDO_USER ignored"
 echo PASS

@@ -106,6 +106,32 @@ static void test_errors(void **state) {
         expect_error("@ CPUWeight=5", "bad group name");
         expect_error("al=ice CPUWeight=5", "bad domain");
         expect_error("** CPUWeight=5", "bad domain");
+        expect_error("alice CPUQuo", "expected SETTING=VALUE, got 'CPUQuo'"); /* a setting's name, cut */
+}
+
+static void expect_quotes_nothing(const char *line, const char *needle, const char *secret) {
+        Rule r;
+        char *why = NULL;
+
+        assert_true(conf_parse_line(line, &r, &why) < 0);
+        assert_non_null(why);
+        if (!strstr(why, needle) || strstr(why, secret) || strchr(why, '\''))
+                fail_msg("'%s': message '%s' should have '%s' and quote nothing", line, why, needle);
+        free(why);
+}
+
+/* #24 item 5: `slicectl check /etc/shadow` through a sudo rule must not print a hash: nothing of a
+ * line is quoted unless it starts with a valid domain, and then only setting names and values */
+static void test_errors_quote_no_secret(void **state) {
+        expect_quotes_nothing("root:$6$Zx9Salt$HashHashHash:19000:0:99999:7:::", "bad uid range", "Zx9");
+        expect_quotes_nothing("root:$6$Zx9Salt$HashHashHash:19000:0:99999:7::: more", "at the start of the line",
+                              "Hash");
+        expect_quotes_nothing("-----BEGIN PRIVATE KEY-----", "expected SETTING=VALUE after the domain", "PRIVATE");
+        expect_quotes_nothing("MIIEvQIBADANBgkqhkiG9w0B=AQEFAASC", "bad domain", "MIIE");
+        expect_quotes_nothing("alice hunter2", "expected SETTING=VALUE after the domain", "hunter2");
+        expect_quotes_nothing("alice * s3cret *", "expected SETTING=VALUE after the domain", "s3cret");
+        expect_quotes_nothing("alice $6$abc=def", "unknown setting (allowed:", "abc");
+        expect_quotes_nothing("12345 token:abcdef=x", "unknown setting (allowed:", "abcdef");
 }
 
 static void test_long_line(void **state) {
@@ -139,7 +165,7 @@ static void test_buffer(void **state) {
         assert_string_equal(rule_file(&rs, &rs.rules[1]), "test.conf");
         assert_int_equal(d.n, 2);
         assert_string_equal(diag_format(&d.items[0], fmt, sizeof fmt),
-                            "test.conf:3: expected SETTING=VALUE, got 'line' (settings: CPUSlice=, CPUWeight=, "
+                            "test.conf:3: expected SETTING=VALUE after the domain (settings: CPUSlice=, CPUWeight=, "
                             "CPUQuota=, CPUQuotaPeriodSec=); line skipped");
         assert_string_equal(diag_format(&d.items[1], fmt, sizeof fmt), "test.conf:5: NUL byte in line; line skipped");
         assert_int_equal(d.items[1].level, DIAG_ERROR);
@@ -170,7 +196,8 @@ static void test_buffer_long_line_skipped(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_domains),   cmocka_unit_test(test_settings),
-                cmocka_unit_test(test_errors),    cmocka_unit_test(test_long_line),
+                cmocka_unit_test(test_errors),    cmocka_unit_test(test_errors_quote_no_secret),
+                cmocka_unit_test(test_long_line),
                 cmocka_unit_test(test_buffer),    cmocka_unit_test(test_buffer_long_line_skipped),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "cgfs-fake.h"
+#include "macro.h"
 #include "slice-read.h"
 #include "test-util.h"
 
@@ -25,26 +27,19 @@ static void make(const char *root, const char *dir, const char *const *files) {
                 assert_int_equal(write_file(path, files[i], files[i + 1], 0644), 0);
 }
 
-static Cgfs open_tree(const char *root, CgroupLayoutKind kind, const char *parent) {
+static Cgfs open_tree_ops(const char *root, CgroupLayoutKind kind, const char *parent, const CgfsOps *ops) {
         CgroupLayout l;
         CsError e = {};
         Cgfs c;
 
         assert_int_equal(cgroup_layout_named(root, kind, &l, &e), 0);
-        assert_int_equal(cgfs_open(root, parent, &l, NULL, &c, &e), 0);
+        assert_int_equal(cgfs_open(root, parent, &l, ops, &c, &e), 0);
         cgroup_layout_done(&l);
         return c;
 }
 
-static int setup(void **state) {
-        *state = scratch_dir();
-        return *state ? 0 : -1;
-}
-
-static int teardown(void **state) {
-        rm_rf(*state);
-        free(*state);
-        return 0;
+static Cgfs open_tree(const char *root, CgroupLayoutKind kind, const char *parent) {
+        return open_tree_ops(root, kind, parent, NULL);
 }
 
 static void test_unified(void **state) {
@@ -228,11 +223,141 @@ static void test_no_user_slice(void **state) {
         cgfs_close(&c);
 }
 
+static const char *const slice_files[] = { "cpu.weight", "200\n", "cpu.max", "max 100000\n", "cpu.stat",
+                                           "usage_usec 700\nuser_usec 600\nsystem_usec 100\n", NULL };
+
+static const SkippedSlice *find_skipped(const SliceList *l, const char *name) {
+        for (size_t i = 0; i < l->n_skipped; i++)
+                if (strcmp(l->skipped[i].name, name) == 0)
+                        return &l->skipped[i];
+        return NULL;
+}
+
+/* #24 item 3: one slice a reader cannot trust or read is named and left out; the rest are read */
+static void test_skips_and_goes_on(void **state) {
+        const char *root = *state;
+        char path[1024];
+        const SkippedSlice *sk;
+        SliceList l = {};
+        SliceInfo one;
+        CsError e = {};
+        Cgfs c;
+
+        make(root, "user.slice/user-1001.slice", slice_files);
+        make(root, "user.slice/user-1001.slice/session-1.scope", (const char *const[]) { "cgroup.procs", "", NULL });
+        /* delegated (a container runtime's, or Delegate=yes): read-only, shown with its owner */
+        make(root, "user.slice/user-1002.slice", slice_files);
+        snprintf(path, sizeof path, "%s/user.slice/user-1002.slice", root);
+        if (geteuid() == 0)
+                assert_int_equal(chown(path, 1002, 1002), 0);
+        /* not directories: a file and a symlink with a slice's name */
+        assert_int_equal(write_file(root, "user.slice/user-1234.slice", "planted\n", 0644), 0);
+        snprintf(path, sizeof path, "%s/user.slice/user-1235.slice", root);
+        assert_int_equal(symlink("user-1001.slice", path), 0);
+        /* one that cannot be opened */
+        make(root, "user.slice/user-1003.slice", slice_files);
+
+        fake_reset();
+        fake_add((Fault) { OP_OPENAT, "user-1003.slice", EACCES });
+        c = open_tree_ops(root, CGROUP_LAYOUT_UNIFIED, "", &fake_ops);
+        assert_int_equal(slice_read_all(&c, SLICE_READ_SCOPES, &l, &e), 0);
+        assert_int_equal(l.n, 2);
+        assert_int_equal(l.slices[0].uid, 1001);
+        assert_int_equal(l.slices[0].owner, geteuid());
+        assert_int_equal(l.slices[0].n_scopes, 1);
+        assert_int_equal(l.slices[1].uid, 1002);
+        assert_int_equal(l.slices[1].weight, 200);
+        assert_int_equal(l.slices[1].stat.usage_usec, 700);
+        if (geteuid() == 0)
+                assert_int_equal(l.slices[1].owner, 1002);
+        assert_int_equal(l.n_skipped, 3);
+        assert_non_null(sk = find_skipped(&l, "user-1234.slice"));
+        assert_int_equal(sk->error, -ENOTDIR);
+        assert_non_null(strstr(sk->reason, "not a directory"));
+        assert_non_null(sk = find_skipped(&l, "user-1235.slice"));
+        assert_int_equal(sk->error, -ENOTDIR);
+        assert_non_null(sk = find_skipped(&l, "user-1003.slice"));
+        assert_int_equal(sk->error, -EACCES);
+        assert_string_equal(sk->reason, "permission denied");
+        slice_list_done(&l);
+
+        /* the same for one slice: an error other than -ENOENT, with the reason */
+        assert_int_equal(slice_read_one(&c, 1234, 0, &one, &e), -ENOTDIR);
+        assert_non_null(strstr(e.msg, "not a directory"));
+        assert_int_equal(slice_read_one(&c, 1002, 0, &one, &e), 0);
+        slice_info_done(&one);
+        cgfs_close(&c);
+}
+
+/* user-1001.slice and user-1002.slice, read through the fake ops */
+static Cgfs two_slices(const char *root) {
+        make(root, "user.slice/user-1001.slice", slice_files);
+        make(root, "user.slice/user-1002.slice", slice_files);
+        return open_tree_ops(root, CGROUP_LAYOUT_UNIFIED, "", &fake_ops);
+}
+
+/* slice_read_all() with one fault: it succeeds, and skips nothing */
+static void read_with_fault(Cgfs *c, Fault ft, SliceReadFlags flags, SliceList *ret) {
+        CsError e = {};
+
+        fake_reset();
+        fake_add(ft);
+        assert_int_equal(slice_read_all(c, flags, ret, &e), 0);
+        assert_int_equal(ret->n_skipped, 0);
+}
+
+/* an unreadable control file leaves its figure absent; the slice and the others are still there */
+static void test_unreadable_cpu_stat(void **state) {
+        static const Fault faults[] = { /* EACCES at open, EIO while reading */
+                { OP_OPENAT, "cpu.stat", EACCES, .under = "/user-1001.slice/" },
+                { OP_READ, "cpu.stat", EIO, .under = "/user-1001.slice/" },
+        };
+        Cgfs c = two_slices(*state);
+        SliceList l = {};
+
+        for (size_t i = 0; i < ELEMENTSOF(faults); i++) {
+                read_with_fault(&c, faults[i], 0, &l);
+                assert_int_equal(l.n, 2);
+                assert_true(l.slices[0].stat.usage_usec == CGSTAT_NONE);
+                assert_true(l.slices[0].stat.nr_periods == CGSTAT_NONE);
+                assert_int_equal(l.slices[0].weight, 200);
+                assert_int_equal(l.slices[1].stat.usage_usec, 700);
+                slice_list_done(&l);
+        }
+        cgfs_close(&c);
+}
+
+/* a slice removed while it is read (its last session closed) is not there: not an error, not skipped */
+static void test_vanishes_mid_read(void **state) {
+        static const Fault faults[] = { /* listing its scopes finds the directory gone, or ENODEV */
+                { OP_OPENAT, ".", ENOENT, .under = "/user-1002.slice/" },
+                { OP_OPENAT, ".", ENODEV, .under = "/user-1002.slice/" },
+        };
+        Cgfs c = two_slices(*state);
+        SliceList l = {};
+        CsError e = {};
+
+        for (size_t i = 0; i < ELEMENTSOF(faults); i++) {
+                read_with_fault(&c, faults[i], SLICE_READ_SCOPES, &l);
+                assert_int_equal(l.n, 1);
+                assert_int_equal(l.slices[0].uid, 1001);
+                slice_list_done(&l);
+        }
+        /* and for one slice it is no running slice */
+        fake_reset();
+        fake_add((Fault) { OP_OPENAT, ".", ENOENT, .under = "/user-1002.slice/" });
+        SliceInfo one;
+        assert_int_equal(slice_read_one(&c, 1002, SLICE_READ_SCOPES, &one, &e), -ENOENT);
+        cgfs_close(&c);
+}
+
 int main(void) {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, scratch_setup, scratch_teardown)
         const struct CMUnitTest tests[] = {
                 T(test_unified), T(test_legacy_with_cpuacct),
                 T(test_hybrid),                     T(test_no_user_slice),
+                T(test_skips_and_goes_on),          T(test_unreadable_cpu_stat),
+                T(test_vanishes_mid_read),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

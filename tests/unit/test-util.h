@@ -29,6 +29,18 @@ static inline void rm_rf(const char *p) {
         free(cmd);
 }
 
+/* cmocka setup and teardown: *state is a scratch directory of its own for each test */
+static inline int scratch_setup(void **state) {
+        *state = scratch_dir();
+        return *state ? 0 : -1;
+}
+
+static inline int scratch_teardown(void **state) {
+        rm_rf(*state);
+        free(*state);
+        return 0;
+}
+
 static inline int write_file(const char *dir, const char *name, const char *text, mode_t mode) {
         char path[4096];
         int fd;

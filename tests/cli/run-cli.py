@@ -669,11 +669,18 @@ def case_gc():
         t.write("cpu/user.slice/user-1002.slice/session-2.scope/cgroup.procs", "123\n")
         for h in ("cpu", "unified"):
             os.makedirs(t.path(h, "user.slice", "user-1002.slice", "session-3.scope"))
+            # made a minute ago: an empty scope younger than 5 s may be a login's about to be joined
+            for d in ("user-1001.slice/session-1.scope", "user-1002.slice/session-3.scope"):
+                then = time.time() - 60
+                os.utime(t.path(h, "user.slice", d), (then, then))
+        # a login of user 1003's is between its mkdir and its move: too young to go
+        os.makedirs(t.path("cpu", "user.slice", "user-1003.slice", "session-4.scope"))
         p = run(t, "gc")
         # one line per removal, as systemctl names what it removed
         check(p.stdout == "Removed user-1001.slice\nRemoved user-1002.slice/session-3.scope\n",
               "gc says what it removed: %r" % p.stdout)
         check(run(t, "gc").stdout == "", "nothing left to remove: nothing said")
+        check(os.path.isdir(t.path("cpu/user.slice/user-1003.slice/session-4.scope")), "a new empty scope kept")
         check(not os.path.exists(t.path("cpu/user.slice/user-1001.slice")), "empty slice removed")
         check(not os.path.exists(t.path("unified/user.slice/user-1001.slice")), "mirror removed")
         check(os.path.exists(t.path("cpu/user.slice/user-1002.slice/session-2.scope")), "busy scope kept")
@@ -984,6 +991,25 @@ def case_man():
               "slicectl(1) SYNOPSIS lacks %s" % verb)
     check("Without a command, *slicectl* runs *list*." in man, "no verb means list")
     check("*rundir=*" in man, "the module's rundir= argument")
+
+
+def case_module_args():
+    """pam_cpuslice(8) OPTIONS names every argument the module parses, and no other"""
+    root = os.path.join(HERE, "..", "..")
+    with open(os.path.join(root, "pam", "pam-args.c")) as f:
+        src = f.read()
+    with open(os.path.join(root, "man", "pam_cpuslice.8.scd")) as f:
+        man = f.read()
+    options = man.split("\n# OPTIONS\n")[1].split("\n# ")[0]
+    parsed = set(re.findall(r'value_of\(arg, "([a-z_]+)"\)', src))
+    flags = set(re.findall(r'strcmp\(arg, "([a-z_]+)"\)', src))
+    documented = set(re.findall(r"^\*([a-z_]+)=", options, re.M))
+    documented_flags = set(re.findall(r"^\*([a-z_]+)\*$", options, re.M))
+    check("max_scopes" in parsed, "max_scopes= is parsed: %r" % sorted(parsed))
+    check(parsed == documented, "key=value arguments: parsed %r, documented %r"
+          % (sorted(parsed - documented), sorted(documented - parsed)))
+    check(flags == documented_flags, "flags: parsed %r, documented %r"
+          % (sorted(flags - documented_flags), sorted(documented_flags - flags)))
 
 
 def case_errors():

@@ -35,6 +35,7 @@ const CgfsOps cgfs_default_ops = {
         .write = write,
         .read = read,
         .fstatfs = fstatfs,
+        .fchmod = fchmod,
 };
 
 static bool component_valid(const char *s, size_t n) {
@@ -197,6 +198,9 @@ int cgfs_write_file(Cgfs *c, int dirfd, const char *name, const char *value, CsE
         fd = c->ops->openat(dirfd, name, flags, 0644);
         if (fd < 0)
                 return cs_error(e, negative_errno(), "cannot open %s for writing: %m", name);
+        /* a file made in a test tree gets its mode from us, not from the caller's umask */
+        if (!c->layout.check_fs && c->ops->fchmod(fd, 0644) < 0)
+                return cs_error(e, negative_errno(), "cannot set the mode of %s: %m", name);
         k = c->ops->write(fd, value, n);
         if (k < 0)
                 return cs_error(e, negative_errno(), "writing '%.*s' to %s: %m", (int) strcspn(value, "\n"), value,
@@ -206,10 +210,23 @@ int cgfs_write_file(Cgfs *c, int dirfd, const char *name, const char *value, CsE
         return 0;
 }
 
+/* mkdir whose mode the umask does not decide: su and sudo keep their caller's, and a slice or
+ * scope made 0700 or 0000 hides the user's own cgroup from them and from slicectl's readers.
+ * 1 if made, 0 if it was there. */
+static int make_dir_mode(Cgfs *c, int dirfd, const char *name, CsError *e) {
+        _cleanup_close_ int fd = -EBADF;
+
+        if (c->ops->mkdirat(dirfd, name, 0755) < 0)
+                return errno == EEXIST ? 0 : cs_error(e, negative_errno(), "cannot create %s: %m", name);
+        fd = c->ops->openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+        if (fd < 0 || c->ops->fchmod(fd, 0755) < 0)
+                return cs_error(e, negative_errno(), "cannot set the mode of %s: %m", name);
+        return 1;
+}
+
 static int make_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
-        if (c->ops->mkdirat(dirfd, name, 0755) < 0 && errno != EEXIST)
-                return cs_error(e, negative_errno(), "cannot create %s: %m", name);
-        return 0;
+        int r = make_dir_mode(c, dirfd, name, e);
+        return r < 0 ? r : 0;
 }
 
 typedef enum WalkFlags {
@@ -650,12 +667,13 @@ static int make_scope(Cgfs *c, int slice_fd, const char *session_id, pid_t pid, 
                 else
                         snprintf(id, sizeof id, "pam-%" PRIi32 "-%u", (int32_t) pid, n);
                 scope_name(id, name);
-                if (c->ops->mkdirat(slice_fd, name, 0755) >= 0) {
+                r = make_dir_mode(c, slice_fd, name, e);
+                if (r < 0)
+                        return r;
+                if (r > 0) {
                         *created = true;
                         return 0;
                 }
-                if (errno != EEXIST)
-                        return cs_error(e, negative_errno(), "cannot create %s: %m", name);
         }
         return cs_error(e, -EEXIST, "no free scope name for pid %" PRIi32, (int32_t) pid);
 }

@@ -28,6 +28,7 @@ typedef struct CgfsOps {
         ssize_t (*write)(int fd, const void *buf, size_t n);
         ssize_t (*read)(int fd, void *buf, size_t n);
         int (*fstatfs)(int fd, struct statfs *buf);
+        int (*fchmod)(int fd, mode_t mode);
         void *userdata;         /* for test doubles */
 } CgfsOps;
 

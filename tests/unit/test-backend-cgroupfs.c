@@ -1841,6 +1841,56 @@ static void test_max_scopes(void **state) {
         cgfs_session_done(&s);
 }
 
+/* the caller's umask (su and sudo keep it) decides no mode: directories 0755, files (a test
+ * tree's) 0644 */
+static void test_modes_ignore_umask(void **state) {
+        static const char *const dirs[] = { "cpu/user.slice", "cpu/" SLICE, "cpu/" SCOPE,
+                                            "unified/user.slice", "unified/" SLICE, "unified/" SCOPE };
+        Fx *f = *state;
+        CpuKernelValues k = W300_Q50;
+        CgfsSession s = {};
+        mode_t old;
+        int r;
+
+        open_tl(f, TL_HYBRID, "", &fake_ops);
+        old = umask(0777);
+        r = cgfs_open_session(&f->c, UID, NULL, f->pid, &k, &s, &f->e);
+        umask(old);
+        assert_int_equal(r, 0);
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                char p[1024];
+                struct stat st;
+                const char *d = strcmp(dirs[i] + strlen(dirs[i]) - 6, ".scope") == 0 ? s.scope : NULL;
+
+                if (d)
+                        snprintf(p, sizeof p, "%s/%.*s/%s", f->root, (int) (strrchr(dirs[i], '/') - dirs[i]),
+                                 dirs[i], d);
+                else
+                        fx_path(f, dirs[i], p, sizeof p);
+                assert_int_equal(lstat(p, &st), 0);
+                if ((st.st_mode & 07777) != 0755)
+                        fail_msg("%s: mode %o", p, (unsigned) (st.st_mode & 07777));
+        }
+        {
+                struct stat st;
+                char p[1024];
+                fx_path(f, "cpu/" SLICE "/cpu.shares", p, sizeof p);
+                assert_int_equal(lstat(p, &st), 0);
+                assert_int_equal(st.st_mode & 07777, 0644);
+        }
+        cgfs_session_done(&s);
+        /* the mode is set on the directory just made, through the ops table; its failure is an error */
+        rm_rf(f->root);
+        assert_int_equal(mkdir(f->root, 0755), 0);
+        cgfs_close(&f->c);
+        fake_reset();
+        open_tl(f, TL_HYBRID, "", &fake_ops);
+        fake_add((Fault) { OP_FCHMOD, "user-1001.slice", EPERM });
+        assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), -EPERM);
+        assert_string_equal(f->e.msg, "cannot set the mode of user-1001.slice: Operation not permitted");
+        cgfs_session_done(&s);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void) {
@@ -1876,6 +1926,7 @@ int main(void) {
                 T(test_reap_on_close),
                 T(test_reap_errors_quiet),
                 T(test_max_scopes),
+                T(test_modes_ignore_umask),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

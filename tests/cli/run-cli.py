@@ -681,6 +681,23 @@ def case_gc():
               "gc says what it removed: %r" % p.stdout)
         check(run(t, "gc").stdout == "", "nothing left to remove: nothing said")
         check(os.path.isdir(t.path("cpu/user.slice/user-1003.slice/session-4.scope")), "a new empty scope kept")
+        # the packages' cron.d line: nothing to do is exit 0 and no output (cron would mail it), and
+        # so is a removed (not purged) slicectl
+        with open(os.path.join(HERE, "..", "..", "conf", "cron", "cpuslice-gc.in")) as f:
+            line = [l for l in f.read().splitlines() if l.startswith("17 * * * * root ")][0]
+        command = line[len("17 * * * * root "):]
+        bindir = t.path("bin")
+        os.makedirs(bindir)
+        with open(os.path.join(bindir, "slicectl"), "w") as f:
+            f.write("#!/bin/sh\nexec %s %s \"$@\"\n" % (" ".join(WRAPPER + [SLICECTL]), " ".join(t.args())))
+        os.chmod(os.path.join(bindir, "slicectl"), 0o755)
+        for state in ("there", "gone"):
+            p = subprocess.run(["sh", "-c", command.replace("@bindir@", bindir)], capture_output=True, text=True,
+                               env=child_env())
+            check(p.returncode == 0 and p.stdout == "" and p.stderr == "",
+                  "cron line, slicectl %s: rc %d, %r %r" % (state, p.returncode, p.stdout, p.stderr))
+            if state == "there":
+                os.unlink(os.path.join(bindir, "slicectl"))
         check(not os.path.exists(t.path("cpu/user.slice/user-1001.slice")), "empty slice removed")
         check(not os.path.exists(t.path("unified/user.slice/user-1001.slice")), "mirror removed")
         check(os.path.exists(t.path("cpu/user.slice/user-1002.slice/session-2.scope")), "busy scope kept")

@@ -1305,6 +1305,16 @@ static void test_open_realtime(void **state) {
 
 /* ---- close ---- */
 
+/* close moves the process back to where it came from: here, each hierarchy's root */
+static void orig_at_roots(Fx *f, CgfsSession *s) {
+        free(s->orig_cpu);
+        free(s->orig_acct);
+        s->orig_cpu = strdup("/");
+        s->orig_acct = f->c.layout.acct.path ? strdup("/") : NULL;
+        assert_non_null(s->orig_cpu);
+}
+
+
 /* On a plain directory rmdir of a scope with files in it fails with ENOTEMPTY: "populated". */
 static void test_close_scratch(void **state) {
         Fx *f = *state;
@@ -1340,10 +1350,7 @@ static void test_close_emulated(void **state) {
                 open_tl(f, tl, "", &fake_ops);
                 fake.cgroupfs = true;
                 assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), 0);
-                free(s.orig_cpu);
-                free(s.orig_acct);
-                s.orig_cpu = strdup("/");
-                s.orig_acct = f->c.layout.acct.path ? strdup("/") : NULL;
+                orig_at_roots(f, &s);
                 first = fake.n_calls;
                 assert_int_equal(cgfs_close_session(&f->c, &s, f->pid, &f->e), 0);
                 /* back at the root of each hierarchy, out of the scope */
@@ -1519,10 +1526,7 @@ static void test_close_move_back_refused(void **state) {
         open_tl(f, TL_HYBRID, "", &fake_ops);
         fake.cgroupfs = true;
         assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), 0);
-        free(s.orig_cpu);
-        free(s.orig_acct);
-        s.orig_cpu = strdup("/");
-        s.orig_acct = strdup("/");
+        orig_at_roots(f, &s);
         fake_add((Fault) { OP_WRITE, "cgroup.procs", EACCES });
         assert_int_equal(cgfs_close_session(&f->c, &s, f->pid, &f->e), -EACCES);
         assert_non_null(strstr(f->e.msg, "to cgroup.procs: Permission denied"));
@@ -1758,10 +1762,7 @@ static void test_reap_on_close(void **state) {
         old_scope(f, SLICE "/session-1.scope", "", "");
         old_scope(f, SLICE "/session-2.scope", "", "");
         old_scope(f, SLICE "/session-3.scope", "4242\n", "4242\n");
-        free(s.orig_cpu);
-        free(s.orig_acct);
-        s.orig_cpu = strdup("/");
-        s.orig_acct = strdup("/");
+        orig_at_roots(f, &s);
         assert_int_equal(cgfs_close_session(&f->c, &s, f->pid, &f->e), 0);
         for (int i = 1; i <= 2; i++) {
                 char rel[128];
@@ -1795,10 +1796,7 @@ static void test_reap_errors_quiet(void **state) {
         fake_add((Fault) { OP_UNLINKAT, "session-1.scope", EACCES });
         assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), 0);
         assert_true(exists(f, "cpu/" SLICE "/session-1.scope"));
-        free(s.orig_cpu);
-        free(s.orig_acct);
-        s.orig_cpu = strdup("/");
-        s.orig_acct = strdup("/");
+        orig_at_roots(f, &s);
         assert_int_equal(cgfs_close_session(&f->c, &s, f->pid, &f->e), 0);
         assert_true(exists(f, "cpu/" SLICE "/session-1.scope"));
         assert_false(exists(f, "cpu/" SCOPE));

@@ -10,6 +10,7 @@
 
 #include "applied-record.h"
 #include "atomic-file.h"
+#include "fs-util.h"
 #include "macro.h"
 #include "read-file.h"
 #include "slice-name.h"
@@ -18,18 +19,6 @@
 
 static int64_t stat_mtime_nsec(const struct stat *st) {
         return (int64_t) st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
-}
-
-/* mkdir that the umask does not decide: su and sudo keep their caller's */
-static int mkdir_mode(const char *path, mode_t mode) {
-        _cleanup_close_ int fd = -EBADF;
-
-        if (mkdir(path, mode) < 0)
-                return errno == EEXIST ? 0 : -errno;
-        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0 || fchmod(fd, mode) < 0)
-                return -errno;
-        return 0;
 }
 
 static int open_dir(const char *dir, bool create) {

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <linux/magic.h>
 
 #include "backend-cgroupfs.h"
@@ -34,6 +35,7 @@ const CgfsOps cgfs_default_ops = {
         .write = write,
         .read = read,
         .fstatfs = fstatfs,
+        .fchmod = fchmod,
 };
 
 static bool component_valid(const char *s, size_t n) {
@@ -57,7 +59,7 @@ static int parent_valid(const char *p) {
 int cgfs_open_slices(const char *root, const char *slices, const CgroupLayout *layout, const CgfsOps *ops, Cgfs *ret,
                      CsError *e) {
         _cleanup_close_ int fd = -EBADF;
-        Cgfs c = { .root_fd = -EBADF, .ops = ops ? ops : &cgfs_default_ops };
+        Cgfs c = { .root_fd = -EBADF, .ops = ops ? ops : &cgfs_default_ops, .reap_grace_usec = CGFS_REAP_GRACE_USEC };
         int r;
 
         if (parent_valid(slices) < 0)
@@ -196,6 +198,9 @@ int cgfs_write_file(Cgfs *c, int dirfd, const char *name, const char *value, CsE
         fd = c->ops->openat(dirfd, name, flags, 0644);
         if (fd < 0)
                 return cs_error(e, negative_errno(), "cannot open %s for writing: %m", name);
+        /* a file made in a test tree gets its mode from us, not from the caller's umask */
+        if (!c->layout.check_fs && c->ops->fchmod(fd, 0644) < 0)
+                return cs_error(e, negative_errno(), "cannot set the mode of %s: %m", name);
         k = c->ops->write(fd, value, n);
         if (k < 0)
                 return cs_error(e, negative_errno(), "writing '%.*s' to %s: %m", (int) strcspn(value, "\n"), value,
@@ -205,10 +210,23 @@ int cgfs_write_file(Cgfs *c, int dirfd, const char *name, const char *value, CsE
         return 0;
 }
 
+/* mkdir whose mode the umask does not decide: su and sudo keep their caller's, and a slice or
+ * scope made 0700 or 0000 hides the user's own cgroup from them and from slicectl's readers.
+ * 1 if made, 0 if it was there. */
+static int make_dir_mode(Cgfs *c, int dirfd, const char *name, CsError *e) {
+        _cleanup_close_ int fd = -EBADF;
+
+        if (c->ops->mkdirat(dirfd, name, 0755) < 0)
+                return errno == EEXIST ? 0 : cs_error(e, negative_errno(), "cannot create %s: %m", name);
+        fd = c->ops->openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+        if (fd < 0 || c->ops->fchmod(fd, 0755) < 0)
+                return cs_error(e, negative_errno(), "cannot set the mode of %s: %m", name);
+        return 1;
+}
+
 static int make_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
-        if (c->ops->mkdirat(dirfd, name, 0755) < 0 && errno != EEXIST)
-                return cs_error(e, negative_errno(), "cannot create %s: %m", name);
-        return 0;
+        int r = make_dir_mode(c, dirfd, name, e);
+        return r < 0 ? r : 0;
 }
 
 typedef enum WalkFlags {
@@ -477,18 +495,108 @@ static bool is_populated_error(int r) {
         return r == -EBUSY || r == -ENOTEMPTY || r == -EEXIST;
 }
 
-/* rmdir that treats "still has processes or children" as a normal outcome; 1 if removed */
-static int remove_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
+static uint64_t timespec_usec(const struct timespec *ts) {
+        return (uint64_t) ts->tv_sec * 1000000 + (uint64_t) ts->tv_nsec / 1000;
+}
+
+/* made at least grace_usec ago (cgroupfs sets a directory's mtime when it is made, and nothing
+ * done inside it changes that); a clock set back by more than the grace makes everything old */
+static bool dir_old_enough(const struct stat *st, uint64_t grace_usec) {
+        struct timespec now;
+        uint64_t n, m;
+
+        if (grace_usec == 0 || clock_gettime(CLOCK_REALTIME, &now) < 0)
+                return true;
+        n = timespec_usec(&now);
+        m = timespec_usec(&st->st_mtim);
+        return (n >= m ? n - m : m - n) >= grace_usec;
+}
+
+/* rmdir that treats "still has processes or children" as a normal outcome; 1 if removed. The
+ * kernel refuses (EBUSY) to remove a cgroup with processes or children: that is the check for
+ * "empty", atomic with the removal. One made less than grace_usec ago is left (0): a login of
+ * the same user may be between its mkdir and its move into it. */
+static int remove_dir_older(Cgfs *c, int dirfd, const char *name, uint64_t grace_usec, CsError *e) {
+        bool root = geteuid() == 0;
         struct stat st;
 
-        /* a delegated cgroup is its owner's to remove, not ours */
-        if (geteuid() == 0 && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) >= 0 && st.st_uid != 0)
-                return 0;
+        if (root || grace_usec > 0) {
+                if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        return errno == ENOENT ? 0 : cs_error(e, negative_errno(), "cannot stat %s: %m", name);
+                /* a delegated cgroup is its owner's to remove, not ours */
+                if (root && st.st_uid != 0)
+                        return 0;
+                if (!dir_old_enough(&st, grace_usec))
+                        return 0;
+        }
         if (c->ops->unlinkat(dirfd, name, AT_REMOVEDIR) >= 0)
                 return 1;
         if (errno == ENOENT || is_populated_error(-errno))
                 return 0;
         return cs_error(e, negative_errno(), "cannot remove %s: %m", name);
+}
+
+static int remove_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
+        return remove_dir_older(c, dirfd, name, 0, e);
+}
+
+typedef int (*SubdirFn)(Cgfs *c, int dirfd, const char *name, void *userdata, CsError *e);
+
+/* Calls fn(dirfd, name) for each subdirectory of dirfd whose name passes filter; the sum of what
+ * fn returned, or its first error. */
+static int for_each_subdir(Cgfs *c, int dirfd, bool (*filter)(const char *), SubdirFn fn, void *userdata,
+                           CsError *e) {
+        _cleanup_closedir_ DIR *d = NULL;
+        int fd = c->ops->openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0), total = 0;
+        struct dirent *de;
+
+        if (fd < 0)
+                return negative_errno();
+        d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return negative_errno();
+        }
+        while ((de = readdir(d))) {
+                int r;
+                if (de->d_type != DT_DIR || !filter(de->d_name))
+                        continue;
+                r = fn(c, dirfd, de->d_name, userdata, e);
+                if (r < 0)
+                        return r;
+                total += r;
+        }
+        return total;
+}
+
+typedef struct Reap {
+        const char *keep;       /* the scope of the session being opened or closed: not ours to reap */
+        unsigned removed;
+        unsigned left;          /* scopes still there, keep not counted */
+        int error;              /* the first removal refused for another reason than "populated" */
+} Reap;
+
+static int reap_one(Cgfs *c, int slice_fd, const char *name, void *userdata, CsError *e) {
+        Reap *p = userdata;
+        int r;
+
+        if (p->keep && strcmp(name, p->keep) == 0)
+                return 0;
+        r = remove_dir_older(c, slice_fd, name, c->reap_grace_usec, p->error < 0 ? NULL : e);
+        if (r > 0)
+                p->removed++;
+        else
+                p->left++;
+        if (r < 0 && p->error == 0)
+                p->error = r;
+        return 0;
+}
+
+/* The empty session scopes below one user slice, older than the grace, all but p->keep. Only
+ * reading the slice can fail; a removal refused is in p->error. */
+static int reap_scopes(Cgfs *c, int slice_fd, Reap *p, CsError *e) {
+        int r = for_each_subdir(c, slice_fd, scope_name_valid, reap_one, p, e);
+        return r < 0 ? cs_error(e, r, "cannot list the scopes of a user slice: %m") : 0;
 }
 
 static int remove_scope_and_slice(Cgfs *c, const CgroupHierarchy *h, uid_t uid, const char *scope, CsError *e) {
@@ -510,6 +618,9 @@ static int remove_scope_and_slice(Cgfs *c, const CgroupHierarchy *h, uid_t uid, 
         r = remove_dir(c, slice_fd, scope, e);
         if (r < 0)
                 return r;
+        /* the user's scopes that background jobs kept past their logout and that are empty now:
+         * housekeeping, whose refusals are slicectl gc's to report */
+        (void) reap_scopes(c, slice_fd, &(Reap) { .keep = scope }, NULL);
         r = remove_dir(c, root, slice, e);
         return r < 0 ? r : 0;
 }
@@ -556,14 +667,39 @@ static int make_scope(Cgfs *c, int slice_fd, const char *session_id, pid_t pid, 
                 else
                         snprintf(id, sizeof id, "pam-%" PRIi32 "-%u", (int32_t) pid, n);
                 scope_name(id, name);
-                if (c->ops->mkdirat(slice_fd, name, 0755) >= 0) {
+                r = make_dir_mode(c, slice_fd, name, e);
+                if (r < 0)
+                        return r;
+                if (r > 0) {
                         *created = true;
                         return 0;
                 }
-                if (errno != EEXIST)
-                        return cs_error(e, negative_errno(), "cannot create %s: %m", name);
         }
         return cs_error(e, -EEXIST, "no free scope name for pid %" PRIi32, (int32_t) pid);
+}
+
+/* Before a login adds a scope: the user's empty ones go (in the accounting mirror too), and the
+ * cap is checked against what is left. keep: the scope this login will make or join ("" unknown). */
+static int reap_for_open(Cgfs *c, uid_t uid, int slice_fd, const char *keep, CsError *e) {
+        Reap p = { .keep = *keep ? keep : NULL };
+        char slice[SLICE_NAME_MAX];
+        int r;
+
+        if (c->layout.acct.path) {
+                _cleanup_close_ int acct_fd = open_slice_path(c, &c->layout.acct, uid, 0, NULL);
+
+                if (acct_fd >= 0)
+                        (void) reap_scopes(c, acct_fd, &(Reap) { .keep = p.keep }, NULL);
+        }
+        r = reap_scopes(c, slice_fd, &p, e);
+        if (r < 0)
+                return r;
+        if (c->max_scopes > 0 && p.left >= c->max_scopes) {
+                slice_name(uid, slice);
+                return cs_error(e, -EUSERS, "%s has %u other session scopes still in use, the most that "
+                                "max_scopes=%u allows; no scope made for this login", slice, p.left, c->max_scopes);
+        }
+        return 0;
 }
 
 /* takes ownership of dirfd */
@@ -576,9 +712,18 @@ static int join_scope(Cgfs *c, const CgroupHierarchy *h, int dirfd, pid_t pid, C
 static int open_session_once(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, const CpuKernelValues *k,
                              CgfsSession *s, bool *scope_created, CsError *e) {
         _cleanup_close_ int slice_fd = -EBADF, scope_fd = -EBADF, acct_fd = -EBADF;
+        char keep[SLICE_NAME_MAX];
         int r;
 
         r = slice_apply(c, uid, k, WALK_CREATE | WALK_ENABLE_CPU, &slice_fd, e);
+        if (r < 0)
+                return r;
+        /* the name this login makes or joins, where known before it makes it */
+        if (*scope_created)
+                snprintf(keep, sizeof keep, "%s", s->scope);
+        else if (!session_id || !scope_name(session_id, keep))
+                keep[0] = '\0';
+        r = reap_for_open(c, uid, slice_fd, keep, e);
         if (r < 0)
                 return r;
         r = make_scope(c, slice_fd, session_id, pid, s->scope, scope_created, e);
@@ -649,36 +794,11 @@ static bool is_user_slice_name(const char *n) {
 }
 
 
-/* Calls fn(dirfd, name) for each subdirectory of dirfd whose name passes filter. */
-static int for_each_subdir(int dirfd, bool (*filter)(const char *), int (*fn)(Cgfs *, int, const char *, CsError *),
-                           Cgfs *c, CsError *e) {
-        _cleanup_closedir_ DIR *d = NULL;
-        int fd = c->ops->openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0), total = 0;
-        struct dirent *de;
-
-        if (fd < 0)
-                return negative_errno();
-        d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return negative_errno();
-        }
-        while ((de = readdir(d))) {
-                int r;
-                if (de->d_type != DT_DIR || !filter(de->d_name))
-                        continue;
-                r = fn(c, dirfd, de->d_name, e);
-                if (r < 0)
-                        return r;
-                total += r;
-        }
-        return total;
-}
-
-static int gc_slice(Cgfs *c, int root, const char *slice, CsError *e) {
+static int gc_slice(Cgfs *c, int root, const char *slice, void *userdata, CsError *e) {
         CsError open_error = {};
         _cleanup_close_ int fd = cgfs_open_dir(c, root, slice, &open_error);
-        int n, r;
+        Reap p = {};
+        int r;
 
         /* gone; or not root's (delegated), not a directory, not cgroupfs: never ours to remove or
          * write into, and no reason to leave the other slices be (slicectl gc names what it skipped) */
@@ -686,11 +806,13 @@ static int gc_slice(Cgfs *c, int root, const char *slice, CsError *e) {
                 return 0;
         if (fd < 0)
                 return cs_error(e, fd, "%s", open_error.msg);
-        n = for_each_subdir(fd, scope_name_valid, remove_dir, c, e);
-        if (n < 0)
-                return n;
+        r = reap_scopes(c, fd, &p, e);
+        if (r < 0)
+                return r;
+        if (p.error < 0)
+                return p.error;
         r = remove_dir(c, root, slice, e);
-        return r < 0 ? r : n + r;
+        return r < 0 ? r : (int) p.removed + r;
 }
 
 static int gc_hierarchy(Cgfs *c, const CgroupHierarchy *h, CsError *e) {
@@ -700,7 +822,7 @@ static int gc_hierarchy(Cgfs *c, const CgroupHierarchy *h, CsError *e) {
                 return 0;
         if (root < 0)
                 return root;
-        return for_each_subdir(root, is_user_slice_name, gc_slice, c, e);
+        return for_each_subdir(c, root, is_user_slice_name, gc_slice, NULL, e);
 }
 
 int cgfs_gc(Cgfs *c, CsError *e) {

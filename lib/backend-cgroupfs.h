@@ -28,6 +28,7 @@ typedef struct CgfsOps {
         ssize_t (*write)(int fd, const void *buf, size_t n);
         ssize_t (*read)(int fd, void *buf, size_t n);
         int (*fstatfs)(int fd, struct statfs *buf);
+        int (*fchmod)(int fd, mode_t mode);
         void *userdata;         /* for test doubles */
 } CgfsOps;
 
@@ -39,7 +40,15 @@ typedef struct Cgfs {
         char *slices;           /* the cgroup holding the user slices, below each hierarchy's root:
                                  * "user.slice" by default, "" for the root itself */
         const CgfsOps *ops;
+        /* an empty scope younger than this is left alone when reaping: a concurrent login of the
+         * same user may have just made it and be about to join it (CGFS_REAP_GRACE_USEC) */
+        uint64_t reap_grace_usec;
+        /* cgfs_open_session: the most session scopes a user may have, its new one included (0: no cap) */
+        unsigned max_scopes;
 } Cgfs;
+
+#define CGFS_REAP_GRACE_USEC (5 * UINT64_C(1000000))
+#define CGFS_MAX_SCOPES_DEFAULT 256u
 
 /* What open_session remembers for close_session (the PAM layer keeps it with pam_set_data). */
 typedef struct CgfsSession {
@@ -64,14 +73,17 @@ int cgfs_apply_slice(Cgfs *c, uid_t uid, const CpuKernelValues *k, CsError *e);
 /* Writes the settings to an existing slice only (slicectl apply/set never create one). */
 int cgfs_update_slice(Cgfs *c, uid_t uid, const CpuKernelValues *k, CsError *e);
 /* apply_slice, then create the session scope and move pid into it (and into the accounting mirror).
- * A pid in user-UID.slice already is left alone: ret->scope is "" then, and nothing was written. */
+ * A pid in user-UID.slice already is left alone: ret->scope is "" then, and nothing was written.
+ * First the user's empty scopes are reaped (see cgfs_gc); -EUSERS when c->max_scopes are left. */
 int cgfs_open_session(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, const CpuKernelValues *k,
                       CgfsSession *ret, CsError *e);
-/* Moves pid back where it came from, removes the scope if empty and the slice if it has no scopes. */
+/* Moves pid back where it came from, removes the scope if empty, the user's other empty scopes
+ * (older than the grace) and the slice if it has no scopes left. */
 int cgfs_close_session(Cgfs *c, const CgfsSession *s, pid_t pid, CsError *e);
 void cgfs_session_done(CgfsSession *s);
-/* Removes empty session scopes and user slices (user-UID.slice only, nothing else that lives
- * beside them); returns how many were removed. */
+/* Removes empty session scopes (older than c->reap_grace_usec) and user slices (user-UID.slice
+ * only, nothing else that lives beside them); returns how many were removed. "Empty" is the
+ * kernel's word: rmdir of a cgroup with processes or child cgroups fails with EBUSY. */
 int cgfs_gc(Cgfs *c, CsError *e);
 
 /* Opens a directory below dirfd: O_NOFOLLOW|O_DIRECTORY|O_CLOEXEC, checked to be cgroupfs and,

@@ -11,6 +11,7 @@
 
 #include "conf-edit.h"
 #include "conf.h"
+#include "fs-util.h"
 #include "macro.h"
 #include "read-file.h"
 
@@ -149,8 +150,9 @@ int conf_edit_open(const char *dir, const ConfEditOps *ops, ConfEdit *ret, CsErr
         _cleanup_(conf_edit_done) ConfEdit ed = { .dir_fd = -EBADF, .lock_fd = -EBADF, .ops = ops };
         int r;
 
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                return cs_error(e, -errno, "cannot create %s: %m", dir);
+        r = mkdir_mode(dir, 0755);
+        if (r < 0)
+                return cs_error(e, r, "cannot create %s: %m", dir);
         if (asprintf(&ed.path, "%s/%s", dir, CONF_EDIT_FILE) < 0) {
                 ed.path = NULL;
                 return -ENOMEM;
@@ -170,6 +172,9 @@ int conf_edit_open(const char *dir, const ConfEditOps *ops, ConfEdit *ret, CsErr
                                     0600);
                 if (ed.lock_fd < 0)
                         return cs_error(e, -errno, "cannot open lock file %s/%s: %m", dir, CONF_EDIT_LOCK);
+                /* made by us, perhaps just now: its mode is ours, not the caller's umask's */
+                if (fchmod(ed.lock_fd, 0600) < 0)
+                        return cs_error(e, -errno, "chmod %s/%s: %m", dir, CONF_EDIT_LOCK);
                 while (flock(ed.lock_fd, LOCK_EX) < 0)
                         if (errno != EINTR)
                                 return cs_error(e, -errno, "cannot lock %s/%s: %m", dir, CONF_EDIT_LOCK);

@@ -7,6 +7,9 @@
 #include "pam-args.h"
 #include "parse-util.h"
 
+/* cgroup.max.descendants is unlimited by default; a cap above this guards nothing */
+#define MAX_SCOPES_MAX 65536
+
 static const char *value_of(const char *arg, const char *key) {
         size_t n = strlen(key);
         return strncmp(arg, key, n) == 0 && arg[n] == '=' ? arg + n + 1 : NULL;
@@ -88,6 +91,12 @@ static void parse_one(pam_handle_t *h, const char *arg, ModuleArgs *a) {
                         bad_value(h, arg, "a time of 1ms..60s, e.g. 500ms or 5s");
                 else
                         a->timeout_usec = ms * 1000;
+        } else if ((v = value_of(arg, "max_scopes"))) {
+                uint64_t n;
+                if (safe_atou64(v, &n) < 0 || n > MAX_SCOPES_MAX)
+                        bad_value(h, arg, "a number of 0..65536, 0 for no cap");
+                else
+                        a->max_scopes = (unsigned) n;
         } else if ((v = value_of(arg, "target_user"))) {
                 if (strcmp(v, "yes") == 0)
                         a->target_user = true;
@@ -109,6 +118,7 @@ void module_args_parse(pam_handle_t *h, int argc, const char **argv, ModuleArgs 
         ModuleArgs a = {
                 .target = { .backend = SLICE_BACKEND_AUTO, .layout = -1 },
                 .timeout_usec = BUS_TIMEOUT_DEFAULT_USEC,
+                .max_scopes = CGFS_MAX_SCOPES_DEFAULT,
                 .target_user = true,
         };
 

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <security/pam_modules.h>
 
+#include "backend-cgroupfs.h"
 #include "conf.h"
 #include "slice-target.h"
 
@@ -13,6 +14,7 @@ typedef struct ModuleArgs {
         SliceTarget target;     /* backend=, cgroup_root=, parent=, slice_root=, cgroup_layout=, test_tree,
                                  * bus_socket=, bus_root= */
         uint64_t timeout_usec;  /* for the system bus: the whole of a login's bus work */
+        unsigned max_scopes;    /* cgroupfs: live session scopes per user, the new one included (0: no cap) */
         bool target_user;       /* systemd: move su/sudo/runuser sessions into the target's slice */
         bool strict;
         bool debug;

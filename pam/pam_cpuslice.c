@@ -330,6 +330,7 @@ static int apply_cgroupfs(Login *l) {
                 pam_syslog(l->h, LOG_WARNING, "%s: CPUQuota= raised to the kernel's minimum of 1ms per %" PRIu64
                            "us period", l->user_esc, k.period_usec);
         r = slice_target_open_cgfs(&l->args.target, NULL, &c, &e);
+        c.max_scopes = l->args.max_scopes;
         if (r >= 0)
                 r = cgfs_open_session(&c, l->user.uid, session_id(l), getpid(), &k, &st->s, &e);
         if (r >= 0 && !st->s.scope[0]) {

@@ -77,7 +77,7 @@ static int read_loginuid(uid_t *ret) {
  * environment (SUDO_USER is whatever the caller put there). */
 void log_change(const char *fmt, ...) {
         _cleanup_free_ char *msg = NULL;
-        uid_t login;
+        uid_t login = (uid_t) -1;
         va_list ap;
 
         va_start(ap, fmt);

@@ -678,11 +678,35 @@ def case_gc():
         t.write("cpu/user.slice/user-1002.slice/session-2.scope/cgroup.procs", "123\n")
         for h in ("cpu", "unified"):
             os.makedirs(t.path(h, "user.slice", "user-1002.slice", "session-3.scope"))
+            # made a minute ago: an empty scope younger than 5 s may be a login's about to be joined
+            for d in ("user-1001.slice/session-1.scope", "user-1002.slice/session-3.scope"):
+                then = time.time() - 60
+                os.utime(t.path(h, "user.slice", d), (then, then))
+        # a login of user 1003's is between its mkdir and its move: too young to go
+        os.makedirs(t.path("cpu", "user.slice", "user-1003.slice", "session-4.scope"))
         p = run(t, "gc")
         # one line per removal, as systemctl names what it removed
         check(p.stdout == "Removed user-1001.slice\nRemoved user-1002.slice/session-3.scope\n",
               "gc says what it removed: %r" % p.stdout)
         check(run(t, "gc").stdout == "", "nothing left to remove: nothing said")
+        check(os.path.isdir(t.path("cpu/user.slice/user-1003.slice/session-4.scope")), "a new empty scope kept")
+        # the packages' cron.d line: nothing to do is exit 0 and no output (cron would mail it), and
+        # so is a removed (not purged) slicectl
+        with open(os.path.join(HERE, "..", "..", "conf", "cron", "cpuslice-gc.in")) as f:
+            line = [l for l in f.read().splitlines() if l.startswith("17 * * * * root ")][0]
+        command = line[len("17 * * * * root "):]
+        bindir = t.path("bin")
+        os.makedirs(bindir)
+        with open(os.path.join(bindir, "slicectl"), "w") as f:
+            f.write("#!/bin/sh\nexec %s %s \"$@\"\n" % (" ".join(WRAPPER + [SLICECTL]), " ".join(t.args())))
+        os.chmod(os.path.join(bindir, "slicectl"), 0o755)
+        for state in ("there", "gone"):
+            p = subprocess.run(["sh", "-c", command.replace("@bindir@", bindir)], capture_output=True, text=True,
+                               env=child_env())
+            check(p.returncode == 0 and p.stdout == "" and p.stderr == "",
+                  "cron line, slicectl %s: rc %d, %r %r" % (state, p.returncode, p.stdout, p.stderr))
+            if state == "there":
+                os.unlink(os.path.join(bindir, "slicectl"))
         check(not os.path.exists(t.path("cpu/user.slice/user-1001.slice")), "empty slice removed")
         check(not os.path.exists(t.path("unified/user.slice/user-1001.slice")), "mirror removed")
         check(os.path.exists(t.path("cpu/user.slice/user-1002.slice/session-2.scope")), "busy scope kept")
@@ -1058,6 +1082,25 @@ def case_man():
               "slicectl(1) SYNOPSIS lacks %s" % verb)
     check("Without a command, *slicectl* runs *list*." in man, "no verb means list")
     check("*rundir=*" in man, "the module's rundir= argument")
+
+
+def case_module_args():
+    """pam_cpuslice(8) OPTIONS names every argument the module parses, and no other"""
+    root = os.path.join(HERE, "..", "..")
+    with open(os.path.join(root, "pam", "pam-args.c")) as f:
+        src = f.read()
+    with open(os.path.join(root, "man", "pam_cpuslice.8.scd")) as f:
+        man = f.read()
+    options = man.split("\n# OPTIONS\n")[1].split("\n# ")[0]
+    parsed = set(re.findall(r'value_of\(arg, "([a-z_]+)"\)', src))
+    flags = set(re.findall(r'strcmp\(arg, "([a-z_]+)"\)', src))
+    documented = set(re.findall(r"^\*([a-z_]+)=", options, re.M))
+    documented_flags = set(re.findall(r"^\*([a-z_]+)\*$", options, re.M))
+    check("max_scopes" in parsed, "max_scopes= is parsed: %r" % sorted(parsed))
+    check(parsed == documented, "key=value arguments: parsed %r, documented %r"
+          % (sorted(parsed - documented), sorted(documented - parsed)))
+    check(flags == documented_flags, "flags: parsed %r, documented %r"
+          % (sorted(flags - documented_flags), sorted(documented_flags - flags)))
 
 
 def case_errors():

@@ -61,6 +61,9 @@ static int child_main(int argc, char **argv) {
         snprintf(pid, sizeof pid, "%d\n", (int) getpid());
         if (write_file(dir, "pid", pid, 0644) < 0)
                 return 100;
+        /* a caller's umask, for the PAM calls only (the fixture's own files stay readable) */
+        if (getenv("PAM_TEST_UMASK"))
+                umask((mode_t) strtoul(getenv("PAM_TEST_UMASK"), NULL, 8));
         if (want_close == -1)
                 perr = _pamtest("cs", user, NULL, open_only, 1, NULL);
         else
@@ -143,6 +146,40 @@ static void test_unified_values(void **state) {
         expect_file(f, SLICE "/session-c42.scope/cgroup.procs", runpid(f));
         expect_log(f, "alice: CPUWeight= from ");
         expect_log(f, "cpuslice.conf:2");
+        expect_log(f, "joined session-c42.scope in user-1001.slice");
+}
+
+/* su and sudo keep their caller's umask: the slice, the scope and (in a test tree) the control
+ * files get their modes from the module, also under a umask of 0777 */
+static void test_caller_umask(void **state) {
+        static const struct {
+                const char *rel;
+                mode_t mode;
+        } want[] = {
+                { "user.slice", 0755 },
+                { SLICE, 0755 },
+                { SLICE "/session-c42.scope", 0755 },
+                { "cgroup.subtree_control", 0644 },
+                { SLICE "/cpu.weight", 0644 },
+                { SLICE "/session-c42.scope/cgroup.procs", 0644 },
+        };
+        Fx *f = *state;
+
+        conf(f, "* CPUWeight=100\n");
+        service(f, "cgroup_layout=unified", "c42");
+        assert_int_equal(setenv("PAM_TEST_UMASK", "0777", 1), 0);
+        run(f, "alice", PAM_SUCCESS, -1);
+        assert_int_equal(unsetenv("PAM_TEST_UMASK"), 0);
+        for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+                char path[1200];
+                struct stat st;
+
+                snprintf(path, sizeof path, "%s/%s", f->cgroot, want[i].rel);
+                assert_int_equal(lstat(path, &st), 0);
+                if ((st.st_mode & 07777) != want[i].mode)
+                        fail_msg("%s: mode %o, wanted %o", want[i].rel, (unsigned) (st.st_mode & 07777),
+                                 (unsigned) want[i].mode);
+        }
         expect_log(f, "joined session-c42.scope in user-1001.slice");
 }
 
@@ -512,7 +549,8 @@ int main(int argc, char **argv) {
         if (argc == 3 && strcmp(argv[1], "--fds") == 0)
                 return fd_child_main(argv[2]);
         const struct CMUnitTest tests[] = {
-                T(test_unified_values),   T(test_unified_idle_and_adjusted_period),
+                T(test_unified_values),   T(test_caller_umask),
+                T(test_unified_idle_and_adjusted_period),
                 T(test_legacy_values),    T(test_hybrid_mirror),    T(test_slice_root),
                 T(test_hostile_session_id), T(test_close_moves_back),
                 T(test_fail_open_and_strict), T(test_broken_config),

@@ -290,6 +290,17 @@ static int fake_fstatfs(int fd, struct statfs *buf) {
         return fstatfs(fd, buf);
 }
 
+static int fake_fchmod(int fd, mode_t mode) {
+        int err = fault_check(OP_FCHMOD, fd_name(fd), fd);
+
+        record(OP_FCHMOD, fd_name(fd), -err);
+        if (err) {
+                errno = err;
+                return -1;
+        }
+        return fchmod(fd, mode);
+}
+
 const CgfsOps fake_ops = {
         .openat = fake_openat,
         .mkdirat = fake_mkdirat,
@@ -297,4 +308,5 @@ const CgfsOps fake_ops = {
         .write = fake_write,
         .read = fake_read,
         .fstatfs = fake_fstatfs,
+        .fchmod = fake_fchmod,
 };

@@ -5,7 +5,7 @@
  * name, operation and place, every call recorded, and (fake.cgroupfs) cgroupfs emulated on a
  * scratch tree: rmdir succeeds only on an unpopulated leaf, writing a pid to cgroup.procs
  * moves it out of the hierarchy's other cgroups, and cpu.shares of a group whose cpu.idle is 1
- * is refused with EINVAL. */
+ * is refused with EINVAL. fchmod of a directory is recorded under its name at open. */
 
 #include <limits.h>
 #include <stdbool.h>
@@ -13,7 +13,7 @@
 
 #include "backend-cgroupfs.h"
 
-typedef enum Op { OP_OPENAT, OP_MKDIRAT, OP_UNLINKAT, OP_WRITE, OP_READ, OP_FSTATFS, _OP_MAX } Op;
+typedef enum Op { OP_OPENAT, OP_MKDIRAT, OP_UNLINKAT, OP_WRITE, OP_READ, OP_FSTATFS, OP_FCHMOD, _OP_MAX } Op;
 
 #define SHORT_WRITE (-1) /* Fault.err: write one byte less than asked */
 

@@ -82,7 +82,7 @@ static void test_replace(void **state) {
         _cleanup_close_ int old = -EBADF;
         _cleanup_free_ char *a = NULL, *b = NULL, *o = NULL;
         struct stat st;
-        mode_t saved = umask(077); /* the mode is set explicitly, whatever the umask */
+        mode_t saved = umask(0777); /* the mode is set explicitly, whatever the umask */
 
         assert_true(dfd >= 0);
         assert_int_equal(atomic_file_replace(dfd, "m.prom", 0644, fill_text, "first\n"), 0);

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -200,6 +201,8 @@ static void open_tl_at(Fx *f, TestLayout tl, const char *parent, const char *sli
                     : cgfs_open(f->root, parent, &l, ops, &f->c, &f->e)) < 0)
                 fail_msg("cgfs_open: %s", f->e.msg);
         cgroup_layout_done(&l);
+        /* the scratch dirs are all new, so no empty scope is reaped unless a test says so */
+        assert_int_equal(f->c.reap_grace_usec, CGFS_REAP_GRACE_USEC);
         assert_int_equal(f->c.layout.kind, kinds[tl]);
         assert_true((f->c.layout.acct.path != NULL) == (tl_acct[tl] != NULL));
 }
@@ -1302,6 +1305,16 @@ static void test_open_realtime(void **state) {
 
 /* ---- close ---- */
 
+/* close moves the process back to where it came from: here, each hierarchy's root */
+static void orig_at_roots(Fx *f, CgfsSession *s) {
+        free(s->orig_cpu);
+        free(s->orig_acct);
+        s->orig_cpu = strdup("/");
+        s->orig_acct = f->c.layout.acct.path ? strdup("/") : NULL;
+        assert_non_null(s->orig_cpu);
+}
+
+
 /* On a plain directory rmdir of a scope with files in it fails with ENOTEMPTY: "populated". */
 static void test_close_scratch(void **state) {
         Fx *f = *state;
@@ -1337,10 +1350,7 @@ static void test_close_emulated(void **state) {
                 open_tl(f, tl, "", &fake_ops);
                 fake.cgroupfs = true;
                 assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), 0);
-                free(s.orig_cpu);
-                free(s.orig_acct);
-                s.orig_cpu = strdup("/");
-                s.orig_acct = f->c.layout.acct.path ? strdup("/") : NULL;
+                orig_at_roots(f, &s);
                 first = fake.n_calls;
                 assert_int_equal(cgfs_close_session(&f->c, &s, f->pid, &f->e), 0);
                 /* back at the root of each hierarchy, out of the scope */
@@ -1516,10 +1526,7 @@ static void test_close_move_back_refused(void **state) {
         open_tl(f, TL_HYBRID, "", &fake_ops);
         fake.cgroupfs = true;
         assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), 0);
-        free(s.orig_cpu);
-        free(s.orig_acct);
-        s.orig_cpu = strdup("/");
-        s.orig_acct = strdup("/");
+        orig_at_roots(f, &s);
         fake_add((Fault) { OP_WRITE, "cgroup.procs", EACCES });
         assert_int_equal(cgfs_close_session(&f->c, &s, f->pid, &f->e), -EACCES);
         assert_non_null(strstr(f->e.msg, "to cgroup.procs: Permission denied"));
@@ -1546,6 +1553,7 @@ static void gc_at(Fx *f, const char *base) {
                 cgfs_close(&f->c);
                 fake_reset();
                 open_tl_at(f, tl, NULL, slices, &fake_ops);
+                f->c.reap_grace_usec = 0; /* every scope here is old enough */
                 fake.cgroupfs = true;
                 for (size_t h = 0; h < 2 && hiers[h]; h++) {
                         static const char *const dirs[] = {
@@ -1636,6 +1644,7 @@ static void test_gc_empty_and_errors(void **state) {
         Fx *f = *state;
 
         open_tl(f, TL_UNIFIED, "", &fake_ops);
+        f->c.reap_grace_usec = 0;
         fake.cgroupfs = true;
         /* no user.slice at all */
         assert_int_equal(cgfs_gc(&f->c, &f->e), 0);
@@ -1652,6 +1661,232 @@ static void test_gc_empty_and_errors(void **state) {
         assert_true(cgfs_gc(&f->c, &f->e) >= 2);
         assert_tree(f->root, f->pid, "user.slice/");
         assert_tree(f->outside, f->pid, "");
+}
+
+/* ---- reaping at open and close, and the cap ---- */
+
+/* sets a directory's mtime seconds back: cgroupfs's record of when it was made */
+static void age(Fx *f, const char *rel, int seconds) {
+        char p[1024];
+        struct timespec now, ts[2];
+
+        fx_path(f, rel, p, sizeof p);
+        assert_int_equal(clock_gettime(CLOCK_REALTIME, &now), 0);
+        ts[0] = ts[1] = (struct timespec) { .tv_sec = now.tv_sec - seconds };
+        assert_int_equal(utimensat(AT_FDCWD, p, ts, AT_SYMLINK_NOFOLLOW), 0);
+}
+
+/* a scope in both hierarchies of the hybrid layout, made a minute ago, with pids in it or none */
+static void old_scope(Fx *f, const char *rel, const char *cpu_pids, const char *acct_pids) {
+        char p[512];
+
+        snprintf(p, sizeof p, "cpu/%s", rel);
+        mkdir_p(f, p);
+        put(f, strcat(p, "/cgroup.procs"), cpu_pids);
+        snprintf(p, sizeof p, "unified/%s", rel);
+        mkdir_p(f, p);
+        put(f, strcat(p, "/cgroup.procs"), acct_pids);
+        snprintf(p, sizeof p, "cpu/%s", rel);
+        age(f, p, 60);
+        snprintf(p, sizeof p, "unified/%s", rel);
+        age(f, p, 60);
+}
+
+static void open_emulated(Fx *f) {
+        open_tl(f, TL_HYBRID, "", &fake_ops);
+        fake.cgroupfs = true;
+}
+
+static void test_reap_on_open(void **state) {
+        Fx *f = *state;
+        CpuKernelValues k = W300_Q50;
+        CgfsSession s = {};
+
+        open_emulated(f);
+        old_scope(f, SLICE "/session-1.scope", "", "");                 /* the job exited: goes */
+        old_scope(f, SLICE "/session-2.scope", "4242\n", "4242\n");     /* a job runs: stays */
+        old_scope(f, SLICE "/session-3.scope", "4343\n", "");           /* only the mirror is empty */
+        old_scope(f, SLICE "/session-4.scope/sub", "", "");             /* a child cgroup: stays */
+        old_scope(f, "user.slice/user-1002.slice/session-9.scope", "", ""); /* another user's */
+        mkdir_p(f, "cpu/" SLICE "/session-5.scope");                    /* just made by a login: stays */
+        mkdir_p(f, "cpu/" SLICE "/notascope");
+        age(f, "cpu/" SLICE "/notascope", 60);
+        assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), 0);
+        assert_false(exists(f, "cpu/" SLICE "/session-1.scope"));
+        assert_false(exists(f, "unified/" SLICE "/session-1.scope"));
+        assert_true(exists(f, "cpu/" SLICE "/session-2.scope"));
+        assert_true(exists(f, "unified/" SLICE "/session-2.scope"));
+        assert_true(exists(f, "cpu/" SLICE "/session-3.scope"));
+        assert_false(exists(f, "unified/" SLICE "/session-3.scope"));
+        assert_true(exists(f, "cpu/" SLICE "/session-4.scope/sub"));
+        assert_true(exists(f, "cpu/" SLICE "/session-5.scope"));
+        assert_true(exists(f, "cpu/" SLICE "/notascope"));
+        assert_true(exists(f, "cpu/user.slice/user-1002.slice/session-9.scope"));
+        assert_true(exists(f, "unified/user.slice/user-1002.slice/session-9.scope"));
+        assert_file(f, "cpu/" SCOPE "/cgroup.procs", f->pidline);
+        assert_file(f, "unified/" SCOPE "/cgroup.procs", f->pidline);
+        /* what was tried: the old scopes, never the new one nor the one being opened */
+        assert_int_equal(count_calls(OP_UNLINKAT, "session-5.scope", false), 0);
+        assert_int_equal(count_calls(OP_UNLINKAT, "session-7.scope", false), 0);
+        assert_int_equal(count_calls(OP_UNLINKAT, "session-9.scope", false), 0);
+        assert_int_equal(count_calls(OP_UNLINKAT, "notascope", false), 0);
+        cgfs_session_done(&s);
+}
+
+/* the scope of the session being opened is never reaped, even empty and old (a reused
+ * XDG_SESSION_ID) */
+static void test_reap_keeps_own(void **state) {
+        Fx *f = *state;
+        CpuKernelValues k = W300_Q50;
+        CgfsSession s = {};
+
+        open_emulated(f);
+        f->c.reap_grace_usec = 0;
+        old_scope(f, SCOPE, "", "");
+        assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), 0);
+        assert_int_equal(count_calls(OP_UNLINKAT, "session-7.scope", false), 0);
+        assert_int_equal(count_calls(OP_MKDIRAT, "session-7.scope", true), 0);
+        assert_file(f, "cpu/" SCOPE "/cgroup.procs", f->pidline);
+        cgfs_session_done(&s);
+}
+
+static void test_reap_on_close(void **state) {
+        Fx *f = *state;
+        CpuKernelValues k = W300_Q50;
+        CgfsSession s = {};
+
+        open_emulated(f);
+        old_scope(f, "user.slice/user-1002.slice/session-9.scope", "", "");
+        assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), 0);
+        /* while it ran, two earlier sessions' jobs exited, a third one's still runs */
+        old_scope(f, SLICE "/session-1.scope", "", "");
+        old_scope(f, SLICE "/session-2.scope", "", "");
+        old_scope(f, SLICE "/session-3.scope", "4242\n", "4242\n");
+        orig_at_roots(f, &s);
+        assert_int_equal(cgfs_close_session(&f->c, &s, f->pid, &f->e), 0);
+        for (int i = 1; i <= 2; i++) {
+                char rel[128];
+                snprintf(rel, sizeof rel, "cpu/" SLICE "/session-%d.scope", i);
+                assert_false(exists(f, rel));
+                snprintf(rel, sizeof rel, "unified/" SLICE "/session-%d.scope", i);
+                assert_false(exists(f, rel));
+        }
+        assert_false(exists(f, "cpu/" SCOPE));
+        assert_true(exists(f, "cpu/" SLICE "/session-3.scope"));
+        assert_true(exists(f, "unified/" SLICE "/session-3.scope"));
+        assert_true(exists(f, "cpu/user.slice/user-1002.slice/session-9.scope"));
+        /* the third job exits: the next close of anything of that user's takes it, then the slice */
+        put(f, "cpu/" SLICE "/session-3.scope/cgroup.procs", "");
+        put(f, "unified/" SLICE "/session-3.scope/cgroup.procs", "");
+        assert_int_equal(cgfs_close_session(&f->c, &s, f->pid, &f->e), 0);
+        assert_false(exists(f, "cpu/" SLICE));
+        assert_false(exists(f, "unified/" SLICE));
+        assert_true(exists(f, "unified/user.slice/user-1002.slice/session-9.scope"));
+        cgfs_session_done(&s);
+}
+
+/* a removal refused for another reason than "populated" does not fail a login or a logout */
+static void test_reap_errors_quiet(void **state) {
+        Fx *f = *state;
+        CpuKernelValues k = W300_Q50;
+        CgfsSession s = {};
+
+        open_emulated(f);
+        old_scope(f, SLICE "/session-1.scope", "", "");
+        fake_add((Fault) { OP_UNLINKAT, "session-1.scope", EACCES });
+        assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), 0);
+        assert_true(exists(f, "cpu/" SLICE "/session-1.scope"));
+        orig_at_roots(f, &s);
+        assert_int_equal(cgfs_close_session(&f->c, &s, f->pid, &f->e), 0);
+        assert_true(exists(f, "cpu/" SLICE "/session-1.scope"));
+        assert_false(exists(f, "cpu/" SCOPE));
+        cgfs_session_done(&s);
+}
+
+static void test_max_scopes(void **state) {
+        Fx *f = *state;
+        CpuKernelValues k = W300_Q50;
+        CgfsSession s = {};
+
+        open_emulated(f);
+        old_scope(f, SLICE "/session-1.scope", "4241\n", "4241\n");
+        old_scope(f, SLICE "/session-2.scope", "4242\n", "4242\n");
+        old_scope(f, SLICE "/session-3.scope", "", "");                 /* reaped first: not counted */
+        mkdir_p(f, "cpu/" SLICE "/session-4.scope");                    /* new and empty: counted */
+        old_scope(f, "user.slice/user-1002.slice/session-8.scope", "4343\n", "4343\n");
+        old_scope(f, "user.slice/user-1002.slice/session-9.scope", "4344\n", "4344\n");
+        f->c.max_scopes = 3;
+        assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), -EUSERS);
+        assert_string_equal(f->e.msg, "user-1001.slice has 3 other session scopes still in use, the most that "
+                                      "max_scopes=3 allows; no scope made for this login");
+        assert_false(exists(f, "cpu/" SLICE "/session-3.scope"));
+        assert_false(exists(f, "cpu/" SCOPE));
+        assert_false(exists(f, "unified/" SCOPE));
+        assert_int_equal(count_calls(OP_WRITE, "cgroup.procs", false), 0);
+        /* the cap is per user: another user with as many scopes is under it */
+        assert_int_equal(cgfs_open_session(&f->c, 1002, "10", f->pid, &k, &s, &f->e), 0);
+        cgfs_session_done(&s);
+        /* one more allowed: the new login's scope is the fourth */
+        f->c.max_scopes = 4;
+        assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), 0);
+        cgfs_session_done(&s);
+        /* a scope the login joins again (the same XDG_SESSION_ID) is not a new one */
+        assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), 0);
+        cgfs_session_done(&s);
+        /* 0: no cap */
+        f->c.max_scopes = 0;
+        assert_int_equal(cgfs_open_session(&f->c, UID, "11", f->pid, &k, &s, &f->e), 0);
+        cgfs_session_done(&s);
+}
+
+/* the caller's umask (su and sudo keep it) decides no mode: directories 0755, files (a test
+ * tree's) 0644 */
+static void test_modes_ignore_umask(void **state) {
+        static const char *const dirs[] = { "cpu/user.slice", "cpu/" SLICE, "cpu/" SCOPE,
+                                            "unified/user.slice", "unified/" SLICE, "unified/" SCOPE };
+        Fx *f = *state;
+        CpuKernelValues k = W300_Q50;
+        CgfsSession s = {};
+        mode_t old;
+        int r;
+
+        open_tl(f, TL_HYBRID, "", &fake_ops);
+        old = umask(0777);
+        r = cgfs_open_session(&f->c, UID, NULL, f->pid, &k, &s, &f->e);
+        umask(old);
+        assert_int_equal(r, 0);
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                char p[1024];
+                struct stat st;
+                const char *d = strcmp(dirs[i] + strlen(dirs[i]) - 6, ".scope") == 0 ? s.scope : NULL;
+
+                if (d)
+                        snprintf(p, sizeof p, "%s/%.*s/%s", f->root, (int) (strrchr(dirs[i], '/') - dirs[i]),
+                                 dirs[i], d);
+                else
+                        fx_path(f, dirs[i], p, sizeof p);
+                assert_int_equal(lstat(p, &st), 0);
+                if ((st.st_mode & 07777) != 0755)
+                        fail_msg("%s: mode %o", p, (unsigned) (st.st_mode & 07777));
+        }
+        {
+                struct stat st;
+                char p[1024];
+                fx_path(f, "cpu/" SLICE "/cpu.shares", p, sizeof p);
+                assert_int_equal(lstat(p, &st), 0);
+                assert_int_equal(st.st_mode & 07777, 0644);
+        }
+        cgfs_session_done(&s);
+        /* the mode is set on the directory just made, through the ops table; its failure is an error */
+        rm_rf(f->root);
+        assert_int_equal(mkdir(f->root, 0755), 0);
+        cgfs_close(&f->c);
+        fake_reset();
+        open_tl(f, TL_HYBRID, "", &fake_ops);
+        fake_add((Fault) { OP_FCHMOD, "user-1001.slice", EPERM });
+        assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), -EPERM);
+        assert_string_equal(f->e.msg, "cannot set the mode of user-1001.slice: Operation not permitted");
+        cgfs_session_done(&s);
 }
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -1684,6 +1919,12 @@ int main(void) {
                 T(test_close_move_back_refused),
                 T(test_gc),
                 T(test_gc_empty_and_errors),
+                T(test_reap_on_open),
+                T(test_reap_keeps_own),
+                T(test_reap_on_close),
+                T(test_reap_errors_quiet),
+                T(test_max_scopes),
+                T(test_modes_ignore_umask),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -89,15 +89,21 @@ static void test_create_and_merge(void **state) {
 
         /* the directory itself is created when missing (a fresh /run/cpuslice.d) */
         snprintf(dir, sizeof dir, "%s/cpuslice.d", (char *) *state);
-        umask(0077);
+        /* sudo keeps its caller's umask: no mode may come from it */
+        umask(0777);
         set(dir, "alice", "CPUWeight=400", NULL);
+        umask(0022);
         expect_file(dir, HEADER "alice CPUWeight=400\n");
         snprintf(path, sizeof path, "%s/%s", dir, CONF_EDIT_FILE);
         assert_int_equal(stat(path, &st), 0);
-        assert_int_equal(st.st_mode & 07777, 0644); /* not the umask's 0600 */
+        assert_int_equal(st.st_mode & 07777, 0644);
         if (geteuid() == 0)
                 assert_int_equal(st.st_uid, 0);
-        umask(0022);
+        assert_int_equal(stat(dir, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0755);
+        snprintf(path, sizeof path, "%s/%s", dir, CONF_EDIT_LOCK);
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0600);
 
         set(dir, "@students", "CPUQuota=50%", "CPUWeight=idle");
         set(dir, "alice", "CPUQuota=200%", NULL);      /* merged into alice's line */

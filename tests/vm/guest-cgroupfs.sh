@@ -280,6 +280,37 @@ target_case alice-sudo alice "exec sudo -iu carol sh $D/session.sh alice-sudo $H
 target_case root-runuser root "exec runuser -l carol -c 'sh $D/session.sh root-runuser $HOGS'"
 check_gone 1003
 
+# ---------------------------------------------- empty scopes do not outlive the next login (#24) --
+section "background jobs that outlive their logins: the scopes go at the next login, or by gc"
+count_scopes() { # count_scopes UID: SC = the session scopes in the user's slice
+        local d
+        SC=0
+        for d in "$CPUH/user.slice/user-$1.slice"/*.scope; do [ -d "$d" ] && SC=$((SC + 1)); done
+}
+# with the caller's umask at 0777 (su keeps it): what the module makes is 0755 all the same
+(umask 0777; su bob -c 'sleep 2 > /dev/null 2>&1 &')
+for d in "$CPUH/user.slice/user-1002.slice" "$CPUH/user.slice/user-1002.slice"/*.scope; do
+        check "umask 0777: ${d#$CPUH/} is 0755 ($(stat -c %a "$d"))" [ "$(stat -c %a "$d")" = 755 ]
+done
+n=20
+for i in $(seq $n); do su -l alice -c 'sleep 3 > /dev/null 2>&1 &'; done
+count_scopes 1001; during=$SC
+sleep 9 # the jobs end (3 s), and then their scopes are older than the module's 5 s grace
+su -l alice -c true
+count_scopes 1001
+fig "$ENV lifecycle: $n su -l logins, each leaving a 3 s job: $during scopes at the end of them;" \
+    "$SC after the jobs ended and one more login"
+check "no empty scope of alice's outlived her next login ($SC left)" [ "$SC" = 0 ]
+check_gone 1001
+# bob's scope emptied, and bob did not come back: the packages' hourly cron line (no systemd here)
+check "the package installed /etc/cron.d/cpuslice-gc" [ -f /etc/cron.d/cpuslice-gc ]
+line=$(sed -n 's/^17 \* \* \* \* root //p' /etc/cron.d/cpuslice-gc)
+out=$(sh -c "$line" 2>&1); rc=$?
+check "the cron line exits 0 and prints nothing (rc $rc, '$out')" [ "$rc" = 0 -a -z "$out" ]
+check_gone 1002
+out=$(sh -c "$line" 2>&1); rc=$?
+check "again with nothing to remove: exit 0, no output (rc $rc, '$out')" [ "$rc" = 0 -a -z "$out" ]
+
 section "after the last logout"
 left=$(find "$CPUH/user.slice" "$ACCTH/user.slice" -mindepth 1 -type d 2> /dev/null | sort -u)
 check "nothing left below user.slice${left:+ (found: $left)}" [ -z "$left" ]

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fs-util.h"
+#include "macro.h"
+
+int mkdir_mode(const char *path, mode_t mode) {
+        _cleanup_close_ int fd = -EBADF;
+
+        if (mkdir(path, mode) < 0)
+                return errno == EEXIST ? 0 : negative_errno();
+        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0 || fchmod(fd, mode) < 0)
+                return negative_errno();
+        return 0;
+}

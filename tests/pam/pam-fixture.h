@@ -27,3 +27,9 @@ bool exists(const Fx *f, const char *rel);
 /* Runs this binary with args (NULL-terminated, after argv[0]), stderr appended to f->log; the
  * exit status, or 128 + the signal. */
 int run_self(const Fx *f, const char *const args[]);
+
+/* No child processes but run_self()'s: LD_PRELOAD carries pam_wrapper, whose start-up in every
+ * child (a shell, find, rm) makes, and for dash leaks, a /tmp/pam.X directory that pam_wrapper's
+ * stale-directory cleaning then races over with the PAM child's; a child that loses exits before
+ * main. Read and remove files in this process (slurp, rm_rf). */
+#pragma GCC poison popen system

@@ -160,17 +160,61 @@ static void mkdirs(Fx *f, const char *rel) {
         (void) mkdir(path, 0755);
 }
 
-/* A manifest of the outside directory: names and contents. */
-static char *manifest(Fx *f) {
-        char *m = NULL, cmd[1400];
-        size_t n = 0;
-        FILE *p;
+static int cmp_str(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
 
-        snprintf(cmd, sizeof cmd, "cd '%s' && find . -printf '%%p %%y %%s\\n' | sort && cat target", f->outside);
-        p = popen(cmd, "re");
-        assert_non_null(p);
-        assert_true(getdelim(&m, &n, '\0', p) > 0);
-        pclose(p);
+/* Appends one line per entry below dirfd ("REL TYPE SIZE", as find's %p %y %s), depth first. */
+static void manifest_dir(int dirfd, const char *rel, char ***lines, size_t *n) {
+        DIR *d = fdopendir(dirfd);
+
+        assert_non_null(d);
+        for (struct dirent *de; (de = readdir(d));) {
+                char sub[1400], *line;
+                struct stat st;
+                char type;
+
+                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                        continue;
+                assert_int_equal(fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW), 0);
+                type = S_ISDIR(st.st_mode) ? 'd' : S_ISLNK(st.st_mode) ? 'l' : S_ISREG(st.st_mode) ? 'f' : '?';
+                snprintf(sub, sizeof sub, "%s/%s", rel, de->d_name);
+                assert_true(asprintf(&line, "%s %c %lld\n", sub, type, (long long) st.st_size) > 0);
+                *lines = realloc(*lines, (*n + 1) * sizeof **lines);
+                assert_non_null(*lines);
+                (*lines)[(*n)++] = line;
+                if (type == 'd')
+                        manifest_dir(openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC),
+                                     sub, lines, n);
+        }
+        closedir(d);
+}
+
+/* A manifest of the outside directory: names, types and sizes, then the target's contents. Read
+ * in this process: a child (popen of find and cat, as this once was) would start pam_wrapper from
+ * LD_PRELOAD, and pam_wrapper's start-up in a child races with other pam_wrapper processes over
+ * /tmp/pam.X directories; a child that loses exits 1 before main and the manifest comes out short. */
+static char *manifest(Fx *f) {
+        char **lines = NULL, *m, path[700];
+        size_t n = 0, len = 0;
+        const char *target;
+
+        manifest_dir(open(f->outside, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), ".", &lines, &n);
+        qsort(lines, n, sizeof *lines, cmp_str);
+        snprintf(path, sizeof path, "%s/target", f->outside);
+        target = slurp(path);
+        assert_non_null(target);
+        for (size_t i = 0; i < n; i++)
+                len += strlen(lines[i]);
+        m = malloc(len + strlen(target) + 1);
+        assert_non_null(m);
+        m[0] = '\0';
+        for (size_t i = 0; i < n; i++) {
+                strcat(m, lines[i]);
+                free(lines[i]);
+        }
+        strcat(m, target);
+        free(lines);
         return m;
 }
 

@@ -3,6 +3,7 @@
 
 /* Scratch directories and files for the unit tests. */
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,14 +20,54 @@ static inline char *scratch_dir(void) {
         return mkdtemp(p);
 }
 
-static inline void rm_rf(const char *p) {
-        char *cmd;
+/* Removes the tree below dirfd's name (a directory opened O_DIRECTORY|O_NOFOLLOW); symlinks are
+ * removed, never followed. Returns 0, or -1 if something could not be removed. */
+static inline int rm_rf_at(int dirfd) {
+        DIR *d = fdopendir(dirfd);
+        int rc = 0;
 
-        if (!p || asprintf(&cmd, "rm -rf -- '%s'", p) < 0)
+        if (!d) {
+                close(dirfd);
+                return -1;
+        }
+        for (struct dirent *de; (de = readdir(d));) {
+                struct stat st;
+
+                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                        continue;
+                if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                        rc = -1;
+                        continue;
+                }
+                if (S_ISDIR(st.st_mode)) {
+                        int sub = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                        if (sub < 0 || rm_rf_at(sub) < 0 || unlinkat(dirfd, de->d_name, AT_REMOVEDIR) < 0)
+                                rc = -1;
+                } else if (unlinkat(dirfd, de->d_name, 0) < 0)
+                        rc = -1;
+        }
+        closedir(d);
+        return rc;
+}
+
+/* rm -rf, in this process. Not through system(): under pam_wrapper every child process (the shell
+ * and rm) would start pam_wrapper too, and dash leaves its /tmp/pam.X behind (it ends with _exit,
+ * so pam_wrapper's destructor never runs) for a later process to remove as stale, racing with the
+ * PAM process that has just made a directory of that name. */
+static inline void rm_rf(const char *p) {
+        struct stat st;
+        int fd;
+
+        if (!p || lstat(p, &st) < 0)
                 return;
-        if (system(cmd) != 0)
+        if (!S_ISDIR(st.st_mode)) {
+                if (unlink(p) < 0)
+                        fprintf(stderr, "cleanup of %s failed\n", p);
+                return;
+        }
+        fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 || rm_rf_at(fd) < 0 || rmdir(p) < 0)
                 fprintf(stderr, "cleanup of %s failed\n", p);
-        free(cmd);
 }
 
 /* cmocka setup and teardown: *state is a scratch directory of its own for each test */

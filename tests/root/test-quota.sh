@@ -58,6 +58,7 @@ read -r t0a _ c0 r0 <<< "$(snap)"
 sleep "$SECS"
 read -r _ t1b c1 r1 <<< "$(snap)"
 stat=$(tr '\n' ' ' < "$CPU/user.slice/user-1003.slice/cpu.stat")
+cq=$(cat "$CPU/user.slice/user-1003.slice/cpu.cfs_quota_us")
 rstat=$(tr '\n' ' ' < "$CPU/ref.slice/ref-q.slice/cpu.stat")
 touch "$STOP"
 wait $c $r
@@ -65,7 +66,7 @@ wait $c $r
 read -r pct rpct ratio < <(python3 -c "
 w = $t1b - $t0a
 print(f'{($c1 - $c0) / (w * 1e6) * 100:.1f} {($r1 - $r0) / (w * 1e6) * 100:.1f} {($c1 - $c0) / max($r1 - $r0, 1):.3f}')")
-echo "carol CPUQuota=50%: used $pct% of one CPU over ${SECS}s with a hog on each of CPUs $CPUS (cpu.stat: $stat)"
+echo "carol (CPUQuota=50%, cfs_quota_us=$cq): used $pct% of one CPU over ${SECS}s with a hog on each of CPUs $CPUS (cpu.stat: $stat)"
 echo "hand-written cfs_quota_us=50000: $rpct% (cpu.stat: $rstat); carol/hand-written $ratio (want 1 +/- 15%)"
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 [[ $rstat =~ nr_throttled\ 0\  ]] &&

@@ -135,7 +135,7 @@ static int private_tmp(void) {
                 if (S_ISLNK(e[i].mode)) {
                         len = readlinkat(e[i].fd, "", target, sizeof target - 1);
                         if (len < 0)
-                                goto out;
+                                continue;
                         target[len] = '\0';
                         if (symlink(target, path) < 0)
                                 goto out;
@@ -144,8 +144,11 @@ static int private_tmp(void) {
                 if (S_ISDIR(e[i].mode) ? mkdir(path, 0700) < 0 : mknod(path, S_IFREG | 0600, 0) < 0)
                         goto out;
                 snprintf(proc, sizeof proc, "/proc/self/fd/%d", e[i].fd);
-                if (mount(proc, path, NULL, MS_BIND | MS_REC, NULL) < 0)
-                        goto out;
+                if (mount(proc, path, NULL, MS_BIND | MS_REC, NULL) < 0) {
+                        if (errno != ENOENT) /* ENOENT: removed from the real /tmp meanwhile */
+                                goto out;
+                        (void) (S_ISDIR(e[i].mode) ? rmdir(path) : unlink(path));
+                }
         }
         rc = 0;
 out:

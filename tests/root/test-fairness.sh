@@ -1,38 +1,90 @@
 #!/usr/bin/env bash
-# Weights divide contended CPU: alice (300) and bob (100), each with nproc hogs, nothing pinned,
-# measured from usage_usec in the accounting mirror. Expect 3:1 within 15 %.
-# Processes outside the test compete from the root cgroup and skew the split; a window in which
-# the two users together got under 80 % of the machine is reported and measured again (3 tries).
+# Weights divide contended CPU: alice (CPUWeight=300) and bob (100) through the module, each with
+# a hog on every CPU; at the same time and under the same scratch parent, a reference of
+# hand-written cgroups at the module's depth (ref.slice/ref-{a,b}.slice/s.scope, cpu.shares 3072
+# and 1024: what the module writes for 300 and 100) with as many hogs each. Judged as a ratio of
+# ratios, as bench/ does: (alice/bob) / (ref-a/ref-b) within 15 % of 1.
+# A neighbour loading the machine takes CPU from both sides of the same parent alike, so it moves
+# the two ratios together instead of failing the run; the window only grows (up to
+# FAIRNESS_MAX_SECS) until each side's lighter group has had enough CPU to measure. Wrong weights
+# still fail: 100:100 on the module's side gives about 1/3, 200:100 about 2/3 (the config alone
+# changed: the write_conf line).
 . "$(dirname "$0")/lib.sh"
 
 N=$(nproc)
-SECS=${FAIRNESS_SECS:-5}
-write_conf '* CPUWeight=100' 'alice CPUWeight=300'
+SECS=${FAIRNESS_SECS:-5}          # the shortest window
+MAX_SECS=${FAIRNESS_MAX_SECS:-30} # the longest, on a machine busy with other work
+FLOOR_MS=${FAIRNESS_FLOOR_MS:-600} # CPU each lighter group must have had in the window
+WA=300 WB=100 # the weights, in the module's config and (x 1024 / 100) in the hand-written groups
+write_conf "* CPUWeight=$WB" "alice CPUWeight=$WA"
 service cs
 
-measure() {
-        login alice -- sh -c "$(hogs "$N" $((SECS + 3)))" &
-        local a=$!
-        login bob -- sh -c "$(hogs "$N" $((SECS + 3)))" &
-        local b=$!
-        sleep 1.5 # both slices exist and are saturated
-        local a0 b0 a1 b1
-        a0=$(usage_usec 1001); b0=$(usage_usec 1002)
-        sleep "$SECS"
-        a1=$(usage_usec 1001); b1=$(usage_usec 1002)
-        wait $a $b
-        ratio=$(python3 -c "print(f'{($a1-$a0)/max($b1-$b0,1):.3f}')")
-        busy=$(python3 -c "print(f'{(($a1-$a0)+($b1-$b0))/($N*$SECS*1e6)*100:.0f}')")
-        echo "alice CPUWeight=300: $(( (a1 - a0) / 1000 )) ms, bob CPUWeight=100: $(( (b1 - b0) / 1000 )) ms" \
-             "over ${SECS}s with $N hogs each: ratio $ratio (want 3 +/- 15%); the two got $busy% of the machine"
-}
-
-for try in 1 2 3; do
-        measure
-        [ "$busy" -ge 80 ] && break
-        echo "the machine is busy with other work (load: $(cut -d' ' -f1-3 /proc/loadavg)); measuring again"
+REF=ref.slice
+for g in a b; do
+        mkdir -p "$CPU/$REF/ref-$g.slice/s.scope" "$ACCT/$REF/ref-$g.slice/s.scope"
 done
-[ "$busy" -ge 80 ] || fail "could not get an uncontended window in 3 tries"
-python3 -c "import sys; sys.exit(0 if 2.55 <= $ratio <= 3.45 else 1)" || fail "split $ratio is not within 15% of 3:1"
+echo $((WA * 1024 / 100)) > "$CPU/$REF/ref-a.slice/cpu.shares"
+echo $((WB * 1024 / 100)) > "$CPU/$REF/ref-b.slice/cpu.shares"
+
+STOP=$T/stop
+CPUS=$(python3 -c "import os; print(' '.join(map(str, sorted(os.sched_getaffinity(0)))))")
+# One hog on each CPU, pinned there, spinning until $STOP exists (checked every few ms; at most
+# MAX_SECS + 30 s in any case). Pinned so that each group has one task on every CPU's run queue
+# and every CPU divides itself by the shares alone: unpinned, the load balancer moving hogs
+# between CPUs of a loaded machine made either split wander by 10 % from window to window.
+spin() {
+        local c
+        for c in $CPUS; do
+                printf "taskset -c %s timeout %s sh -c 'while [ ! -e %s ]; do i=0; while [ \$i -lt 2000 ]; do i=\$((i+1)); done; done' & " \
+                        "$c" $((MAX_SECS + 30)) "$STOP"
+        done
+        echo wait
+}
+# in_ref GROUP CMD: CMD in the hand-written group (cpu, and the cgroup2 twin for accounting)
+in_ref() {
+        sh -c 'echo $$ > "$1/cgroup.procs" && echo $$ > "$2/cgroup.procs" && exec sh -c "$3"' in_ref \
+                "$CPU/$REF/ref-$1.slice/s.scope" "$ACCT/$REF/ref-$1.slice/s.scope" "$2"
+}
+ref_usec() { awk '/^usage_usec/ {print $2}' "$ACCT/$REF/ref-$1.slice/cpu.stat"; }
+all_usec() { echo "$(usage_usec 1001) $(usage_usec 1002) $(ref_usec a) $(ref_usec b)"; }
+
+login alice -- sh -c "$(spin)" &
+pa=$!
+login bob -- sh -c "$(spin)" &
+pb=$!
+in_ref a "$(spin)" &
+ra=$!
+in_ref b "$(spin)" &
+rb=$!
+sleep 1.5 # all four groups exist and are saturated
+for f in "$ACCT/user.slice/user-1001.slice" "$ACCT/user.slice/user-1002.slice"; do
+        [ -e "$f/cpu.stat" ] || { touch "$STOP"; wait; fail "no session slice at $f"; }
+done
+sa=$(cat "$CPU/user.slice/user-1001.slice/cpu.shares"); sb=$(cat "$CPU/user.slice/user-1002.slice/cpu.shares")
+read -r a0 b0 ra0 rb0 <<< "$(all_usec)"
+t0=$(date +%s.%N)
+sleep "$SECS"
+while :; do
+        read -r a1 b1 ra1 rb1 <<< "$(all_usec)"
+        t1=$(date +%s.%N)
+        el=$(python3 -c "print(int($t1 - $t0))")
+        [ $(( (b1 - b0) / 1000 )) -ge "$FLOOR_MS" ] && [ $(( (rb1 - rb0) / 1000 )) -ge "$FLOOR_MS" ] && break
+        [ "$el" -ge "$MAX_SECS" ] && break
+        sleep 2
+done
+touch "$STOP"
+wait $pa $pb $ra $rb
+
+read -r mod ref rr busy < <(python3 -c "
+a, b, ra, rb = $a1 - $a0, $b1 - $b0, $ra1 - $ra0, $rb1 - $rb0
+mod, ref = a / max(b, 1), ra / max(rb, 1)
+print(f'{mod:.3f} {ref:.3f} {mod / ref:.3f} {(a + b + ra + rb) / ($N * ($t1 - $t0) * 1e6) * 100:.0f}')")
+echo "module: alice (cpu.shares=$sa) $(( (a1 - a0) / 1000 )) ms, bob (cpu.shares=$sb) $(( (b1 - b0) / 1000 )) ms: $mod"
+echo "hand-written: ref-a cpu.shares=$(cat "$CPU/$REF/ref-a.slice/cpu.shares") $(( (ra1 - ra0) / 1000 )) ms," \
+     "ref-b cpu.shares=$(cat "$CPU/$REF/ref-b.slice/cpu.shares") $(( (rb1 - rb0) / 1000 )) ms: $ref"
+echo "over ${el}s with $N hogs each, the four got $busy% of the machine (load: $(cut -d' ' -f1-3 /proc/loadavg));" \
+     "ratio of ratios $rr (want 1 +/- 15%)"
+python3 -c "import sys; sys.exit(0 if 0.85 <= $rr <= 1.15 else 1)" ||
+        fail "the module's split $mod is not within 15% of the hand-written groups' $ref in the same window"
 [ ! -e "$CPU/user.slice/user-1001.slice" ] && [ ! -e "$CPU/user.slice/user-1002.slice" ] || fail "slices left behind"
 echo PASS

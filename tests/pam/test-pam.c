@@ -493,6 +493,22 @@ static void expect_plugin_refused(Fx *f, const char *path, const char *why) {
         expect_log(f, text);
 }
 
+static void copy_file(const char *from, const char *to, mode_t mode) {
+        char buf[65536];
+        int in = open(from, O_RDONLY | O_CLOEXEC), out;
+        ssize_t n;
+
+        assert_true(in >= 0);
+        out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+        assert_true(out >= 0);
+        while ((n = read(in, buf, sizeof buf)) > 0)
+                assert_int_equal(write(out, buf, (size_t) n), n);
+        assert_int_equal(n, 0);
+        assert_int_equal(fchmod(out, mode), 0);
+        close(in);
+        close(out);
+}
+
 /* #24 item 5: the plugin runs as root in every su: it and its directory must be root's (or, for a
  * test run as a user, that user's) and writable by no one else, and a symlink is not followed. */
 static void test_plugin_checked(void **state) {
@@ -506,9 +522,11 @@ static void test_plugin_checked(void **state) {
         snprintf(cmd, sizeof cmd, "%.*s/pam_cpuslice-systemd.so", (int) (slash - module_path()), module_path());
         snprintf(plugin, sizeof plugin, "%s/pam_cpuslice-systemd.so", mod);
         snprintf(real, sizeof real, "%s/real-systemd.so", mod);
-        snprintf(text, sizeof text, "cp '%s' '%s'/ && cp '%s' '%s' && cp '%s' '%s' && chmod 0755 '%s' '%s'",
-                 module_path(), mod, cmd, plugin, cmd, real, plugin, real);
-        assert_int_equal(system(text), 0);
+        snprintf(text, sizeof text, "%s/%s", mod, slash + 1);
+        /* in this process: a child under pam_wrapper would race the PAM runs for /tmp/pam.X */
+        copy_file(module_path(), text, 0755);
+        copy_file(cmd, plugin, 0755);
+        copy_file(cmd, real, 0755);
         conf(f, "* CPUWeight=100\n");
         plugin_service(f, mod, "debug");
 

@@ -41,7 +41,7 @@ start_login() { # start_login TAG USER HOGS [COMMAND [ANSWER]]: login(1) on a pt
           sleep 1
           echo "$cmd"
           [ -n "$answer" ] && { sleep 4; echo "$answer"; }
-          read -r _ < "$D/feed-$tag" ) | timeout 300 script -qec "login -f $user" /dev/null > "$D/$tag.out" 2>&1 &
+          read -r _ < "$D/feed-$tag" ) | timeout 300 script -qec "exec login -f $user" /dev/null > "$D/$tag.out" 2>&1 &
         JOB[$tag]=$!
 }
 wait_info() { # wait_info TAG...: until each session has written its info file

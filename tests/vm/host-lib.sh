@@ -12,11 +12,14 @@ skip() {
 }
 fail() { echo "$NAME: FAIL: $*"; exit 1; }
 
-# the cached guest image's directory on stdout (tools/vm/build-image builds it when missing);
-# called as IMAGE=$(vm_image) || exit 1, so its complaint goes to stderr
+# the cached guest image's directory on stdout (tools/vm/build-image builds it when missing), of
+# suite $1 (default: CPUSLICE_VM_SUITE, else bookworm); called as IMAGE=$(vm_image) || exit 1, so
+# its complaint goes to stderr
+# CPUSLICE_VM_IMAGE=IMGDIR takes that image instead, as tools/vm/run does (debugging)
 vm_image() {
-        local image
-        image=$("$TOP/tools/vm/build-image" | tail -n1) || { echo "$NAME: FAIL: tools/vm/build-image failed" >&2; return 1; }
+        local image=${CPUSLICE_VM_IMAGE:-} suite=${1:-${CPUSLICE_VM_SUITE:-bookworm}}
+        [ -n "$image" ] || image=$("$TOP/tools/vm/build-image" --suite "$suite" | tail -n1) ||
+                { echo "$NAME: FAIL: tools/vm/build-image --suite $suite failed" >&2; return 1; }
         [ -f "$image/rootfs.ext4" ] || { echo "$NAME: FAIL: build-image printed '$image', which has no rootfs.ext4" >&2; return 1; }
         echo "$image"
 }

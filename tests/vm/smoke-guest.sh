@@ -106,7 +106,7 @@ check "runuser -l bob works" eval '[ $rc = 0 ] && grep -q "user=bob groups=bob s
 # flushes the tty before starting the shell, and with stdin at EOF an
 # interactive shell under script(1) would wait forever.
 out=$( (sleep 3; echo 'echo "LOGIN_OK=$(id -un) LOGINUID=$(cat /proc/self/loginuid) TTY=$(tty)"'; sleep 2; echo exit) \
-       | timeout 60 script -qec 'login -f carol' /dev/null 2>&1 | tr -d '\r'); rc=$?
+       | timeout 60 script -qec 'exec login -f carol' /dev/null 2>&1 | tr -d '\r'); rc=$?
 echo "script -qec 'login -f carol': rc=$rc"
 grep -a 'LOGIN_OK=carol' <<< "$out" | sed 's/^/  /'
 check "login -f carol on a pty via script(1)" grep -aqE 'LOGIN_OK=carol LOGINUID=1003 TTY=/dev/pts/' <<< "$out"

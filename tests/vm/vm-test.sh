@@ -14,6 +14,13 @@
 #   pkg-nosd-v2        sshd (public key, several users, 3:1 split), cron and systemd's user manager
 # vm-test.sh ENV guest-metrics.sh (vm-metrics-systemd-v2, vm-metrics-nosd-v2): slicectl metrics
 #                      with the real node_exporter, the shipped timer or cron line (guest-metrics.sh)
+# vm-test.sh ENV guest-NAME-....sh: any other guest half, as test vm-NAME-ENV
+#
+# CPUSLICE_VM_SUITE (default bookworm; tools/vm/suite-lib.sh) picks the guest's Debian suite; the
+# test is then named vm-...-SUITE, and skips (77) with the reason when ENV cannot exist there.
+# Suites whose libc is older than the host's (bullseye) install packages built in a chroot of
+# the suite, DEBS-SUITE (tools/package --suite SUITE DEBS-SUITE, built here when missing or
+# older than the module), with the pam-run built there too.
 #
 # Every guest half installs the built .debs with apt: DEBS (meson sets it: build/debs) holds them,
 # built by the `package` test (tools/package) or here when missing or older than the module.
@@ -29,7 +36,11 @@ set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 ENV=${1:?usage: vm-test.sh [pkg-]nosd-v2|nosd-v1|[pkg-]systemd-v2|[pkg-]systemd-v1}
-NAME=vm-$ENV
+. "$TOP/tools/vm/suite-lib.sh"
+SUITE=${CPUSLICE_VM_SUITE:-$VM_DEFAULT_SUITE}
+SFX=
+[ "$SUITE" = "$VM_DEFAULT_SUITE" ] || SFX=-$SUITE
+NAME=vm-$ENV$SFX
 
 . "$HERE/host-lib.sh"
 
@@ -40,7 +51,11 @@ pkg-systemd-v2|pkg-systemd-v1|pkg-nosd-v2) GUEST=guest-package.sh ;;
 *) fail "unknown environment '$ENV'" ;;
 esac
 # a second argument picks another guest half (guest-metrics.sh: vm-metrics-ENV)
-[ -n "${2:-}" ] && GUEST=$2 && NAME=vm-metrics-$ENV
+if [ -n "${2:-}" ]; then
+        GUEST=$2 n=${2#guest-}
+        NAME=vm-${n%%[-.]*}-$ENV$SFX
+fi
+why=$(vm_env_missing "$SUITE" "$ENV") && skip "$ENV cannot exist on $SUITE: $why"
 [ "$(id -u)" = 0 ] || skip "needs root (the guest image is built with debootstrap and chroot)"
 command -v qemu-system-x86_64 > /dev/null || skip "qemu-system-x86_64 is not installed (tools/install-deps vm)"
 [ -f "${PAM_CPUSLICE_MODULE:-}" ] || fail "PAM_CPUSLICE_MODULE='${PAM_CPUSLICE_MODULE:-}' is not a file"
@@ -48,14 +63,19 @@ command -v qemu-system-x86_64 > /dev/null || skip "qemu-system-x86_64 is not ins
 
 t0=$SECONDS
 DEBS=${DEBS:-$TOP/build-deb}
+pkg_args=()
+if vm_own_build "$SUITE"; then
+        DEBS=$DEBS-$SUITE pkg_args=(--suite "$SUITE")
+        PAM_RUN=$DEBS/helpers/pam-run
+fi
 if ! ls "$DEBS"/libpam-cpuslice_*.deb "$DEBS"/slicectl_*.deb > /dev/null 2>&1 ||
    [ -n "$(find "$PAM_CPUSLICE_MODULE" -newer "$(ls "$DEBS"/libpam-cpuslice_*.deb | head -n1)")" ]; then
-        echo "$NAME: building the packages into $DEBS (tools/package)"
-        DEB_BUILD_OPTIONS=nocheck "$TOP/tools/package" "$DEBS" > "$DEBS.log" 2>&1 ||
-                { tail -n 30 "$DEBS.log"; fail "tools/package failed (log: $DEBS.log)"; }
+        echo "$NAME: building the packages into $DEBS (tools/package ${pkg_args[*]})"
+        DEB_BUILD_OPTIONS=nocheck "$TOP/tools/package" "${pkg_args[@]}" "$DEBS" > "$DEBS.log" 2>&1 ||
+                { tail -n 30 "$DEBS.log"; fail "tools/package ${pkg_args[*]} failed (log: $DEBS.log)"; }
 fi
-IMAGE=$(vm_image) || exit 1
-echo "$NAME: image $IMAGE ($((SECONDS - t0)) s)"
+IMAGE=$(vm_image "$SUITE") || exit 1
+echo "$NAME: $SUITE image $IMAGE ($((SECONDS - t0)) s)"
 
 SHARE=$(mktemp -d "/tmp/cpuslice-$NAME.XXXXXX")
 [ -n "${CPUSLICE_VM_KEEP_SHARE:-}" ] || trap 'rm -rf "$SHARE"' EXIT
@@ -73,7 +93,7 @@ cp "$HERE"/*.sh "$SHARE/" # the guest halves and what they source or run
 } > "$SHARE/params"
 
 t=$SECONDS
-CPUSLICE_VM_IMAGE=$IMAGE "$TOP/tools/vm/run" --env "${ENV#pkg-}" --share "$SHARE" --script "$GUEST" \
+CPUSLICE_VM_IMAGE=$IMAGE "$TOP/tools/vm/run" --suite "$SUITE" --env "${ENV#pkg-}" --share "$SHARE" --script "$GUEST" \
         --timeout "${CPUSLICE_VM_TIMEOUT:-600}"
 rc=$?
 vm_secs=$((SECONDS - t))

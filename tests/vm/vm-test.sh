@@ -26,7 +26,7 @@
 # built by the `package` test (tools/package) or here when missing or older than the module.
 #
 # Env: DEBS (see above), PAM_CPUSLICE_MODULE, SLICECTL (built artifacts; meson sets them; the .debs
-# are rebuilt when the module is newer), PAM_RUN; CPUSLICE_VM_LOGDIR (where
+# are rebuilt when the module, its systemd plugin or slicectl is newer), PAM_RUN; CPUSLICE_VM_LOGDIR (where
 # a failed run's console log is kept; default /tmp); CPUSLICE_VM_TIMEOUT (per VM, default 300 s);
 # CPUSLICE_VM_HOGS, CPUSLICE_VM_FAIR_SECS, CPUSLICE_VM_QUOTA_SECS (guest tunables);
 # CPUSLICE_VM_TRACE=1 (guest xtrace), CPUSLICE_VM_KEEP_SHARE=1 (keep the share dir, for debugging).
@@ -69,7 +69,8 @@ if vm_own_build "$SUITE"; then
         PAM_RUN=$DEBS/helpers/pam-run
 fi
 if ! ls "$DEBS"/libpam-cpuslice_*.deb "$DEBS"/slicectl_*.deb > /dev/null 2>&1 ||
-   [ -n "$(find "$PAM_CPUSLICE_MODULE" -newer "$(ls "$DEBS"/libpam-cpuslice_*.deb | head -n1)")" ]; then
+   [ -n "$(find "$PAM_CPUSLICE_MODULE" "$SLICECTL" ${PAM_CPUSLICE_SYSTEMD:+"$PAM_CPUSLICE_SYSTEMD"} \
+           -newer "$(ls "$DEBS"/libpam-cpuslice_*.deb | head -n1)")" ]; then
         echo "$NAME: building the packages into $DEBS (tools/package ${pkg_args[*]})"
         DEB_BUILD_OPTIONS=nocheck "$TOP/tools/package" "${pkg_args[@]}" "$DEBS" > "$DEBS.log" 2>&1 ||
                 { tail -n 30 "$DEBS.log"; fail "tools/package ${pkg_args[*]} failed (log: $DEBS.log)"; }

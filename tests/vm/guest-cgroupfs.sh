@@ -61,14 +61,17 @@ trap 'kill $CATCHER 2>/dev/null' EXIT
 
 install_packages --own-stack || exit 1 # the built .debs, with apt; the lines below are the stack
 install -m 644 "$S/session.sh" "$D/session.sh"
-# Debian: su, su -l (su-l includes su) and login include common-session; runuser and runuser -l
-# (runuser-l includes runuser) include neither, so the module goes into runuser too.
+# Debian: su, su -l and login include common-session (su-l through su up to trixie, itself on
+# forky); runuser and runuser -l include neither, so the module goes into runuser too, and into
+# runuser-l where that is a stack of its own (forky) instead of including runuser.
 echo 'session required pam_cpuslice.so' >> /etc/pam.d/common-session
 echo 'session required pam_cpuslice.so' >> /etc/pam.d/runuser
-check "su, login include common-session; su-l includes su; runuser-l includes runuser" bash -c '
+grep -qE "^session[[:space:]]+include[[:space:]]+runuser$" /etc/pam.d/runuser-l ||
+        echo 'session required pam_cpuslice.so' >> /etc/pam.d/runuser-l
+check "su, su-l, login reach common-session; runuser-l has the module (through runuser or its own line)" bash -c '
         grep -q "^@include common-session" /etc/pam.d/su && grep -q "^@include common-session" /etc/pam.d/login &&
-        grep -qE "^session[[:space:]]+include[[:space:]]+su$" /etc/pam.d/su-l &&
-        grep -qE "^session[[:space:]]+include[[:space:]]+runuser$" /etc/pam.d/runuser-l'
+        { grep -qE "^session[[:space:]]+include[[:space:]]+su$" /etc/pam.d/su-l || grep -q "^@include common-session" /etc/pam.d/su-l; } &&
+        { grep -qE "^session[[:space:]]+include[[:space:]]+runuser$" /etc/pam.d/runuser-l || grep -q pam_cpuslice.so /etc/pam.d/runuser-l; }'
 cat > /etc/security/cpuslice.conf <<'EOF'
 # pam_cpuslice VM test
 *               CPUWeight=100

@@ -82,7 +82,12 @@ install_packages() { # install_packages [--own-stack]: the built libpam-cpuslice
         done
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${debs[@]}" > /tmp/debs/apt.log 2>&1 ||
                 { sed 's/^/  | /' /tmp/debs/apt.log; bad "apt-get install ${debs[*]##*/}"; return 1; }
-        [ "${1:-}" = --own-stack ] && DEBIAN_FRONTEND=noninteractive pam-auth-update --disable cpuslice
+        [ "${1:-}" = --own-stack ] || return 0
+        DEBIAN_FRONTEND=noninteractive pam-auth-update --disable cpuslice
+        # bullseye's pam-auth-update (libpam-runtime 1.4) leaves a disabled profile's lines in
+        # place; its --remove, which the prerm uses, takes them out
+        grep -q pam_cpuslice /etc/pam.d/common-session /etc/pam.d/common-session-noninteractive &&
+                DEBIAN_FRONTEND=noninteractive pam-auth-update --package --remove cpuslice
         return 0
 }
 # The user slices in the cpu hierarchy: need CPUH (its mount), V (1 or 2), and for want_values the

@@ -42,9 +42,11 @@ def main(share):
         except (OSError, ValueError) as e:
             bad("%s: %s" % (path, e))
             continue
-        if list(doc) != ["slices"]:
-            bad("%s: top-level keys %r, wanted ['slices']" % (phase, list(doc)))
+        if list(doc) != ["slices", "skipped"]:
+            bad("%s: top-level keys %r, wanted ['slices', 'skipped']" % (phase, list(doc)))
             continue
+        if doc["skipped"] != 0:
+            bad("%s: %r slices skipped, wanted 0 (every slice here is the module's own)" % (phase, doc["skipped"]))
         got = {s.get("user"): s for s in doc["slices"]}
         if sorted(got) != sorted(want):
             bad("%s: slices %r, wanted %r" % (phase, sorted(got), sorted(want)))

@@ -89,6 +89,21 @@ hogs() {
         echo "for i in \$(seq $1); do timeout $2 sh -c 'while :; do :; done' & done; wait"
 }
 
+# spin_pinned SECS STOP: a shell command line with one hog pinned to each CPU this test may use,
+# spinning until the file STOP exists (checked every few ms; SECS at most in any case). Pinned so
+# that each group has one task on every CPU's run queue and every CPU divides itself by the
+# shares alone: unpinned, the load balancer moving hogs between CPUs of a loaded machine made a
+# split wander by 10 % from window to window.
+allowed_cpus() { python3 -c "import os; print(' '.join(map(str, sorted(os.sched_getaffinity(0)))))"; }
+spin_pinned() {
+        local c
+        for c in $(allowed_cpus); do
+                printf "taskset -c %s timeout %s sh -c 'while [ ! -e %s ]; do i=0; while [ \$i -lt 2000 ]; do i=\$((i+1)); done; done' & " \
+                        "$c" "$1" "$2"
+        done
+        echo wait
+}
+
 log_has() {
         sleep 0.2
         grep -qF -- "$1" "$LOG" || { echo "FAIL: syslog lacks: $1"; echo "--- syslog:"; cat "$LOG"; exit 1; }

@@ -27,19 +27,7 @@ echo $((WA * 1024 / 100)) > "$CPU/$REF/ref-a.slice/cpu.shares"
 echo $((WB * 1024 / 100)) > "$CPU/$REF/ref-b.slice/cpu.shares"
 
 STOP=$T/stop
-CPUS=$(python3 -c "import os; print(' '.join(map(str, sorted(os.sched_getaffinity(0)))))")
-# One hog on each CPU, pinned there, spinning until $STOP exists (checked every few ms; at most
-# MAX_SECS + 30 s in any case). Pinned so that each group has one task on every CPU's run queue
-# and every CPU divides itself by the shares alone: unpinned, the load balancer moving hogs
-# between CPUs of a loaded machine made either split wander by 10 % from window to window.
-spin() {
-        local c
-        for c in $CPUS; do
-                printf "taskset -c %s timeout %s sh -c 'while [ ! -e %s ]; do i=0; while [ \$i -lt 2000 ]; do i=\$((i+1)); done; done' & " \
-                        "$c" $((MAX_SECS + 30)) "$STOP"
-        done
-        echo wait
-}
+spin() { spin_pinned $((MAX_SECS + 30)) "$STOP"; }
 # in_ref GROUP CMD: CMD in the hand-written group (cpu, and the cgroup2 twin for accounting)
 in_ref() {
         sh -c 'echo $$ > "$1/cgroup.procs" && echo $$ > "$2/cgroup.procs" && exec sh -c "$3"' in_ref \

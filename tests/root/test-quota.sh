@@ -23,16 +23,7 @@ echo 100000 > "$CPU/ref.slice/ref-q.slice/cpu.cfs_period_us"
 echo 50000 > "$CPU/ref.slice/ref-q.slice/cpu.cfs_quota_us"
 
 STOP=$T/stop
-CPUS=$(python3 -c "import os; print(' '.join(map(str, sorted(os.sched_getaffinity(0)))))")
-# one hog on each CPU, until $STOP exists (at most SECS + 60 s in any case)
-spin() {
-        local c
-        for c in $CPUS; do
-                printf "taskset -c %s timeout %s sh -c 'while [ ! -e %s ]; do i=0; while [ \$i -lt 2000 ]; do i=\$((i+1)); done; done' & " \
-                        "$c" $((SECS + 60)) "$STOP"
-        done
-        echo wait
-}
+spin() { spin_pinned $((SECS + 60)) "$STOP"; }
 # snap: "T_BEFORE T_AFTER CAROL_USEC REF_USEC", the clock read on both sides of the readings
 snap() {
         python3 - "$ACCT/user.slice/user-1003.slice/cpu.stat" "$REF_ACCT/cpu.stat" <<'EOF'
@@ -66,7 +57,7 @@ wait $c $r
 read -r pct rpct ratio < <(python3 -c "
 w = $t1b - $t0a
 print(f'{($c1 - $c0) / (w * 1e6) * 100:.1f} {($r1 - $r0) / (w * 1e6) * 100:.1f} {($c1 - $c0) / max($r1 - $r0, 1):.3f}')")
-echo "carol (CPUQuota=50%, cfs_quota_us=$cq): used $pct% of one CPU over ${SECS}s with a hog on each of CPUs $CPUS (cpu.stat: $stat)"
+echo "carol (CPUQuota=50%, cfs_quota_us=$cq): used $pct% of one CPU over ${SECS}s with a hog on each of CPUs $(allowed_cpus) (cpu.stat: $stat)"
 echo "hand-written cfs_quota_us=50000: $rpct% (cpu.stat: $rstat); carol/hand-written $ratio (want 1 +/- 15%)"
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 [[ $rstat =~ nr_throttled\ 0\  ]] &&

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,10 +22,16 @@ static int64_t stat_mtime_nsec(const struct stat *st) {
         return (int64_t) st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
 }
 
-static int open_dir(const char *dir, bool create) {
-        const char *d = dir ? dir : APPLIED_RECORD_DIR;
+/* ROOT/run/cpuslice/systemd */
+static void record_dir(const char *root, char buf[static PATH_MAX]) {
+        snprintf(buf, PATH_MAX, "%s" APPLIED_RECORD_DIR, root ? root : "");
+}
+
+static int open_dir(const char *root, bool create) {
+        char d[PATH_MAX];
         int fd, r;
 
+        record_dir(root, d);
         if (create) {
                 /* /run/cpuslice, then its systemd/ below */
                 _cleanup_free_ char *parent = strdup(d);
@@ -63,7 +70,7 @@ static int parse_line(const char *line, AppliedRecord *rec) {
         return -EBADMSG;
 }
 
-int applied_record_load(const char *dir, uid_t uid, AppliedRecord *ret) {
+int applied_record_load(const char *root, uid_t uid, AppliedRecord *ret) {
         _cleanup_close_ int dfd = -EBADF, fd = -EBADF;
         _cleanup_free_ char *buf = NULL;
         AppliedRecord rec = {};
@@ -72,7 +79,7 @@ int applied_record_load(const char *dir, uid_t uid, AppliedRecord *ret) {
         int r;
 
         *ret = rec;
-        dfd = open_dir(dir, false);
+        dfd = open_dir(root, false);
         if (dfd == -ENOENT)
                 return 0;
         if (dfd < 0)
@@ -110,7 +117,7 @@ static int fill_record(FILE *f, void *userdata) {
         return ferror(f) ? -EIO : 0;
 }
 
-int applied_record_save(const char *dir, uid_t uid, const AppliedRecord *rec) {
+int applied_record_save(const char *root, uid_t uid, const AppliedRecord *rec) {
         _cleanup_close_ int dfd = -EBADF;
         char name[SLICE_NAME_MAX];
         bool empty = true;
@@ -118,7 +125,7 @@ int applied_record_save(const char *dir, uid_t uid, const AppliedRecord *rec) {
         for (BusProp p = 0; p < _BUS_PROP_MAX; p++)
                 empty = empty && !rec->prop[p].set;
         slice_name(uid, name);
-        dfd = open_dir(dir, !empty);
+        dfd = open_dir(root, !empty);
         if (empty && dfd == -ENOENT)
                 return 0;
         if (dfd < 0)
@@ -148,14 +155,14 @@ bool applied_record_owns(const AppliedRecord *rec, BusProp p, const char *dropin
         return st.st_dev == a->dev && st.st_ino == a->ino && stat_mtime_nsec(&st) == a->mtime_nsec;
 }
 
-int applied_record_list(const char *dir, uid_t **ret, size_t *ret_n) {
+int applied_record_list(const char *root, uid_t **ret, size_t *ret_n) {
         _cleanup_closedir_ DIR *d = NULL;
         _cleanup_free_ uid_t *uids = NULL;
         size_t n = 0, cap = 0;
         struct dirent *de;
         int fd;
 
-        fd = open_dir(dir, false);
+        fd = open_dir(root, false);
         if (fd == -ENOENT) {
                 *ret = NULL;
                 *ret_n = 0;
@@ -181,4 +188,14 @@ int applied_record_list(const char *dir, uid_t **ret, size_t *ret_n) {
         *ret = TAKE_PTR(uids);
         *ret_n = n;
         return 0;
+}
+
+bool applied_record_exists(const char *root, uid_t uid) {
+        char d[PATH_MAX], path[PATH_MAX + SLICE_NAME_MAX];
+        char name[SLICE_NAME_MAX];
+
+        record_dir(root, d);
+        slice_name(uid, name);
+        snprintf(path, sizeof path, "%s/%s", d, name);
+        return access(path, F_OK) >= 0;
 }

@@ -29,13 +29,14 @@ typedef struct AppliedRecord {
         AppliedProp prop[_BUS_PROP_MAX];
 } AppliedRecord;
 
-/* dir NULL: APPLIED_RECORD_DIR. A missing record is an empty one; one that is not a regular file owned by us (root)
+/* root: prefix of APPLIED_RECORD_DIR (NULL or "" on a real host; tests: bus_root=). A missing
+ * record is an empty one; one that is not a regular file owned by us (root)
  * regular file, or does not parse, is -EBADMSG/-EPERM (the caller reports it and treats the
  * slice as never set by us: nothing is reverted on a record it cannot trust). */
-int applied_record_load(const char *dir, uid_t uid, AppliedRecord *ret);
+int applied_record_load(const char *root, uid_t uid, AppliedRecord *ret);
 /* Replaces it atomically (mode 0644, directories 0755 whatever the umask); an empty record
  * removes the file. */
-int applied_record_save(const char *dir, uid_t uid, const AppliedRecord *rec);
+int applied_record_save(const char *root, uid_t uid, const AppliedRecord *rec);
 
 /* Marks p as set to value, with the identity of the drop-in file now at `dropin` (a missing file
  * is recorded as such: it can never match later, so nothing is reverted by mistake). */
@@ -43,6 +44,8 @@ void applied_record_note(AppliedRecord *rec, BusProp p, uint64_t value, const ch
 /* Whether the file at `dropin` is still the one recorded for p. */
 bool applied_record_owns(const AppliedRecord *rec, BusProp p, const char *dropin);
 
-/* The uids that have a record in dir (NULL: APPLIED_RECORD_DIR), in directory order; none when
- * the directory is missing. *ret is malloc()ed. */
-int applied_record_list(const char *dir, uid_t **ret, size_t *ret_n);
+/* The uids that have a record below root, in directory order; none when the directory is
+ * missing. *ret is malloc()ed. */
+int applied_record_list(const char *root, uid_t **ret, size_t *ret_n);
+/* Whether uid has a record at all: one stat, for a login that may have nothing to do. */
+bool applied_record_exists(const char *root, uid_t uid);

@@ -208,7 +208,7 @@ static int set_properties(sd_bus *bus, const char *unit, const PropPlan *plan, u
 }
 
 static int get_unit_path(sd_bus *bus, const char *unit, char **ret, CsError *e);
-static int get_strv(sd_bus *bus, const char *path, const char *name, char ***ret, size_t *ret_n);
+static int get_drop_in_paths(sd_bus *bus, const char *path, char ***ret, size_t *ret_n);
 
 static void strv_freep(char ***v) {
         for (char **p = *v; p && *p; p++)
@@ -232,7 +232,7 @@ static int unit_sources(sd_bus *bus, const char *unit, char ***ret, size_t *ret_
         r = sd_bus_get_property_string(bus, SD_DEST, path, "org.freedesktop.systemd1.Unit", "FragmentPath", &error,
                                        &fragment);
         if (r >= 0)
-                r = get_strv(bus, path, "DropInPaths", &dropins, &n);
+                r = get_drop_in_paths(bus, path, &dropins, &n);
         if (r < 0)
                 return cs_error(e, r, "reading %s's unit files from systemd: %m", unit);
         v = calloc(n + 2, sizeof *v);
@@ -257,8 +257,7 @@ static bool file_exists(const char *path) {
  * and the ones we set earlier that the config no longer gives, while their runtime drop-in is
  * still ours, returned to what systemd's files say. */
 static int plan_properties(sd_bus *bus, const BusPaths *paths, uid_t uid, const BusSliceSettings *s,
-                           const AppliedRecord *rec, uint64_t deadline, PropPlan *plan, BusApplyResult *res,
-                           CsError *e) {
+                           const AppliedRecord *rec, PropPlan *plan, BusApplyResult *res, CsError *e) {
         const bool given[_BUS_PROP_MAX] = { s->weight_set, s->quota_set, s->period_set };
         const uint64_t want[_BUS_PROP_MAX] = { s->limits.weight, s->limits.quota_per_sec, s->limits.period_usec };
         _cleanup_(strv_freep) char **sources = NULL;
@@ -319,23 +318,18 @@ static void note_applied(const BusPaths *paths, uid_t uid, const PropPlan *plan,
         }
 }
 
-static void record_dir(const BusPaths *paths, char *buf, size_t n) {
-        snprintf(buf, n, "%s%s", paths->root ? paths->root : "", APPLIED_RECORD_DIR);
-}
-
 static int apply_on(sd_bus *bus, const BusPaths *paths, uid_t uid, const BusSliceSettings *s, uint64_t deadline,
                     BusApplyResult *res, CsError *e) {
         _cleanup_(bus_call_done) BusCall c = {};
         AppliedRecord rec;
         PropPlan plan = {};
-        char unit[SLICE_NAME_MAX], dir[PATH_MAX];
+        char unit[SLICE_NAME_MAX];
         int r;
 
         slice_name(uid, unit);
         *res = (BusApplyResult) {};
-        record_dir(paths, dir, sizeof dir);
-        res->record_error = applied_record_load(dir, uid, &rec);
-        r = plan_properties(bus, paths, uid, s, &rec, deadline, &plan, res, e);
+        res->record_error = applied_record_load(paths->root, uid, &rec);
+        r = plan_properties(bus, paths, uid, s, &rec, &plan, res, e);
         if (r < 0)
                 return r;
         for (BusProp p = 0; p < _BUS_PROP_MAX; p++)
@@ -343,7 +337,7 @@ static int apply_on(sd_bus *bus, const BusPaths *paths, uid_t uid, const BusSlic
                         rec.prop[p] = (AppliedProp) {};
         if (!plan.mask) {
                 if (plan.forget && !res->record_error)
-                        res->record_error = applied_record_save(dir, uid, &rec);
+                        res->record_error = applied_record_save(paths->root, uid, &rec);
                 return 0;
         }
         r = set_properties(bus, unit, &plan, deadline, &c, e);
@@ -362,7 +356,7 @@ static int apply_on(sd_bus *bus, const BusPaths *paths, uid_t uid, const BusSlic
         memcpy(res->value, plan.value, sizeof res->value);
         note_applied(paths, uid, &plan, res, &rec);
         if (!res->record_error)
-                res->record_error = applied_record_save(dir, uid, &rec);
+                res->record_error = applied_record_save(paths->root, uid, &rec);
         return 0;
 }
 
@@ -543,13 +537,13 @@ static int get_u64(sd_bus *bus, const char *path, const char *iface, const char 
         return sd_bus_get_property_trivial(bus, SD_DEST, path, iface, name, &error, 't', ret);
 }
 
-static int get_strv(sd_bus *bus, const char *path, const char *name, char ***ret, size_t *ret_n) {
+static int get_drop_in_paths(sd_bus *bus, const char *path, char ***ret, size_t *ret_n) {
         _cleanup_bus_error_ sd_bus_error error = SD_BUS_ERROR_NULL;
         char **v = NULL;
         size_t n = 0;
         int r;
 
-        r = sd_bus_get_property_strv(bus, SD_DEST, path, "org.freedesktop.systemd1.Unit", name, &error, &v);
+        r = sd_bus_get_property_strv(bus, SD_DEST, path, "org.freedesktop.systemd1.Unit", "DropInPaths", &error, &v);
         if (r < 0)
                 return r;
         while (v && v[n])
@@ -583,7 +577,7 @@ int bus_read_slice(uid_t uid, const BusPaths *paths, uint64_t timeout_usec, BusS
         if (r >= 0)
                 r = get_u64(bus, path, "org.freedesktop.systemd1.Slice", "CPUQuotaPeriodUSec", &v.period_usec);
         if (r >= 0)
-                r = get_strv(bus, path, "DropInPaths", &v.drop_in_paths, &v.n_drop_in_paths);
+                r = get_drop_in_paths(bus, path, &v.drop_in_paths, &v.n_drop_in_paths);
         if (r < 0) {
                 bus_slice_view_done(&v);
                 return cs_error(e, r, "reading %s properties from systemd: %m", unit);

@@ -39,6 +39,6 @@ bool slice_target_uses_systemd(const SliceTarget *t);
 /* The cgroupfs handle for the target: its layout named, known (close_session: the one open
  * saw), or detected. */
 int slice_target_open_cgfs(const SliceTarget *t, const CgroupLayout *known, Cgfs *ret, CsError *e);
-/* What systemd is told for a user: the settings the config gives; the others go back to
- * systemd's defaults rather than stay behind. */
+/* What systemd is told for a user: the settings the config gives, and which of them it gives
+ * (the others are left to systemd's own files; see backend-systemd.h). */
 BusSliceSettings slice_target_bus_settings(const Resolved *res);

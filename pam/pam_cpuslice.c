@@ -373,15 +373,8 @@ static bool placed_already(Login *l) {
 /* A user left alone on a systemd host may still carry values the module gave before (the config
  * changed, or slicectl set CPUSlice=no): the record under /run says so, at the cost of a stat. */
 static int release_left_alone(Login *l) {
-        char path[PATH_MAX];
-
-        if (!slice_target_uses_systemd(&l->args.target))
-                return PAM_IGNORE;
-        snprintf(path, sizeof path, "%s" APPLIED_RECORD_DIR "/user-%u.slice",
-                 l->args.target.bus.root ? l->args.target.bus.root : "", (unsigned) l->user.uid);
-        if (access(path, F_OK) < 0)
-                return PAM_IGNORE;
-        (void) apply_systemd(l);
+        if (slice_target_uses_systemd(&l->args.target) && applied_record_exists(l->args.target.bus.root, l->user.uid))
+                (void) apply_systemd(l);
         return PAM_IGNORE;
 }
 

@@ -151,6 +151,10 @@ static Setting prop_setting(BusProp p) {
         return (Setting) (p + SETTING_WEIGHT);
 }
 
+static BusProp setting_prop(Setting s) {
+        return (BusProp) (s - SETTING_WEIGHT);
+}
+
 unsigned backend_owned_settings(const SliceBackend *b, const Resolved *res) {
         unsigned mask = 0;
 
@@ -162,29 +166,20 @@ unsigned backend_owned_settings(const SliceBackend *b, const Resolved *res) {
         return mask;
 }
 
-static void record_dir(const SliceBackend *b, char *buf, size_t n) {
-        snprintf(buf, n, "%s%s", b->bus.root ? b->bus.root : "", APPLIED_RECORD_DIR);
-}
-
 int backend_recorded_uids(const SliceBackend *b, uid_t **ret, size_t *ret_n) {
-        char dir[PATH_MAX];
-
         *ret = NULL;
         *ret_n = 0;
         if (!b->systemd)
                 return 0;
-        record_dir(b, dir, sizeof dir);
-        return applied_record_list(dir, ret, ret_n);
+        return applied_record_list(b->bus.root, ret, ret_n);
 }
 
 bool backend_revert_pending(const SliceBackend *b, uid_t uid, const Resolved *res) {
-        char dir[PATH_MAX];
         AppliedRecord rec;
 
         if (!b->systemd)
                 return false;
-        record_dir(b, dir, sizeof dir);
-        if (applied_record_load(dir, uid, &rec) < 0)
+        if (applied_record_load(b->bus.root, uid, &rec) < 0)
                 return false;
         for (BusProp p = 0; p < _BUS_PROP_MAX; p++)
                 if (rec.prop[p].set && !res->source[prop_setting(p)])
@@ -212,13 +207,12 @@ static const char *prop_value_format(BusProp p, uint64_t v, char buf[static CPU_
 }
 
 /* The parts of the last systemd update that did not do what the config says: warnings, and the
- * reverts as changes. Returns how many lines were printed to stdout. */
-int backend_report_apply(const SliceBackend *b, const char *user, uid_t uid, const char *why) {
+ * reverts as changes. */
+void backend_report_apply(const SliceBackend *b, const char *user, uid_t uid, const char *why) {
         const BusApplyResult *a = &b->last_apply;
-        int printed = 0;
 
         if (!b->systemd)
-                return 0;
+                return;
         for (BusProp p = 0; p < _BUS_PROP_MAX; p++) {
                 char v[CPU_FORMAT_MAX];
 
@@ -232,7 +226,6 @@ int backend_report_apply(const SliceBackend *b, const char *user, uid_t uid, con
                                    (unsigned) uid, bus_prop_key(p), why, prop_value_format(p, a->value[p], v));
                         log_change("returned %s (uid %u) %s= to systemd's unit files (%s)", user, (unsigned) uid,
                                    bus_prop_key(p), prop_value_format(p, a->value[p], v));
-                        printed++;
                 }
         }
         if (a->idle_fallback)
@@ -241,12 +234,11 @@ int backend_report_apply(const SliceBackend *b, const char *user, uid_t uid, con
         if (a->record_error < 0)
                 log_warning("%s: the record " APPLIED_RECORD_DIR "/user-%u.slice: %s", user, (unsigned) uid,
                             strerror(-a->record_error));
-        return printed;
 }
 
 int backend_admin_value(const SliceTarget *t, uid_t uid, Setting s, char value[static CPU_FORMAT_MAX], char *path,
                         size_t n) {
-        BusProp p = (BusProp) (s - SETTING_WEIGHT);
+        BusProp p = setting_prop(s);
         char *one[1] = { path };
         uint64_t v;
         int r;

@@ -56,7 +56,7 @@ bool backend_revert_pending(const SliceBackend *b, uid_t uid, const Resolved *re
 unsigned backend_sent_settings(const SliceBackend *b);
 /* systemd: what the last update kept, reverted (saying why) or fell back on, as warnings and
  * change lines. */
-int backend_report_apply(const SliceBackend *b, const char *user, uid_t uid, const char *why);
+void backend_report_apply(const SliceBackend *b, const char *user, uid_t uid, const char *why);
 /* systemd: 1 when an admin's persistent `systemctl set-property` (SYSTEMD_CONTROL_PERSISTENT)
  * holds setting s of uid, with its value and path; 0 when none does or the host is not systemd's. */
 int backend_admin_value(const SliceTarget *t, uid_t uid, Setting s, char value[static CPU_FORMAT_MAX], char *path,

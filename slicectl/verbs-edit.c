@@ -141,7 +141,7 @@ static int apply_running(SliceBackend *b, const RuleSet *rs, const ApplyFilter *
                                         log_error(r, "%s: %s", u.name, cs_error_text(&e, r));
                                         failed++;
                                 } else
-                                        (void) backend_report_apply(b, u.name, info->uid, login_skip_reason(&res));
+                                        backend_report_apply(b, u.name, info->uid, login_skip_reason(&res));
                                 continue;
                         }
                         /* a login of this user gets no slice from us: the running one is someone else's */
@@ -169,7 +169,7 @@ static int apply_running(SliceBackend *b, const RuleSet *rs, const ApplyFilter *
                         failed++;
                         continue;
                 }
-                (void) backend_report_apply(b, u.name, info->uid, "no longer in the config");
+                backend_report_apply(b, u.name, info->uid, "no longer in the config");
                 describe_change(b->v2, info, &res, drift & backend_sent_settings(b), what, sizeof what);
                 if (!what[0])
                         continue;

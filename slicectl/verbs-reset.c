@@ -94,7 +94,7 @@ int verb_reset(int argc, char **argv) {
                 if (ident_for_uid(uid, &u) < 0)
                         return log_error(-ENOMEM, "out of memory");
                 if (b.systemd)
-                        (void) backend_report_apply(&b, u.name, uid, "reset");
+                        backend_report_apply(&b, u.name, uid, "reset");
                 else {
                         print_line(stdout, "%s (uid %u): back to CPUWeight=100, no quota", u.name, (unsigned) uid);
                         log_change("reset %s (uid %u) to no limits", u.name, (unsigned) uid);

@@ -103,15 +103,21 @@ static void test_record(void **state) {
         struct stat st;
 
         assert_non_null(dir);
-        assert_true(asprintf(&rec_dir, "%s/cpuslice/systemd", dir) > 0);
+        assert_true(asprintf(&rec_dir, "%s" APPLIED_RECORD_DIR, dir) > 0);
+        assert_true(asprintf(&file, "%s/run", dir) > 0);
+        assert_int_equal(mkdir(file, 0755), 0);
+        assert_int_equal(chmod(file, 0755), 0); /* made under the umask 0777 above */
+        free(file);
         dropin = put_file(dir, "50-CPUWeight.conf", "[Slice]\nCPUWeight=300\n");
 
-        assert_int_equal(applied_record_load(rec_dir, 1001, &back), 0); /* none yet: empty */
+        assert_int_equal(applied_record_load(dir, 1001, &back), 0); /* none yet: empty */
+        assert_false(applied_record_exists(dir, 1001));
         assert_false(back.prop[BUS_PROP_WEIGHT].set);
         applied_record_note(&rec, BUS_PROP_WEIGHT, 300, dropin);
         assert_true(applied_record_owns(&rec, BUS_PROP_WEIGHT, dropin));
         assert_false(applied_record_owns(&rec, BUS_PROP_QUOTA, dropin));
-        assert_int_equal(applied_record_save(rec_dir, 1001, &rec), 0);
+        assert_int_equal(applied_record_save(dir, 1001, &rec), 0);
+        assert_true(applied_record_exists(dir, 1001));
         umask(old);
 
         assert_true(asprintf(&file, "%s/user-1001.slice", rec_dir) > 0);
@@ -120,7 +126,7 @@ static void test_record(void **state) {
         assert_int_equal(stat(rec_dir, &st), 0);
         assert_int_equal(st.st_mode & 07777, 0755);
 
-        assert_int_equal(applied_record_load(rec_dir, 1001, &back), 0);
+        assert_int_equal(applied_record_load(dir, 1001, &back), 0);
         assert_true(back.prop[BUS_PROP_WEIGHT].set);
         assert_int_equal(back.prop[BUS_PROP_WEIGHT].value, 300);
         assert_true(applied_record_owns(&back, BUS_PROP_WEIGHT, dropin));
@@ -132,15 +138,15 @@ static void test_record(void **state) {
 
         /* a record that does not parse, or that others may write, is refused */
         free(put_file(rec_dir, "user-1002.slice", "CPUWeight 300 1 2\n"));
-        assert_int_equal(applied_record_load(rec_dir, 1002, &back), -EBADMSG);
+        assert_int_equal(applied_record_load(dir, 1002, &back), -EBADMSG);
         free(put_file(rec_dir, "user-1003.slice", "CPUWeight 300 1 2 3\n"));
-        assert_int_equal(applied_record_load(rec_dir, 1003, &back), 0);
+        assert_int_equal(applied_record_load(dir, 1003, &back), 0);
         assert_int_equal(chmod(file, 0666), 0);
-        assert_int_equal(applied_record_load(rec_dir, 1001, &back), -EPERM);
+        assert_int_equal(applied_record_load(dir, 1001, &back), -EPERM);
 
         /* nothing left to record: the file goes */
         rec = (AppliedRecord) {};
-        assert_int_equal(applied_record_save(rec_dir, 1001, &rec), 0);
+        assert_int_equal(applied_record_save(dir, 1001, &rec), 0);
         assert_int_equal(access(file, F_OK), -1);
 
         free(file);

@@ -15,8 +15,7 @@
 #    common-session-noninteractive), and a `systemd-run --user` job lands in the user's slice;
 #  - nothing is left after the last logout;
 #  - systemd-v2 only: reinstall, and an upgrade while a session is open (the session ends cleanly,
-#    /etc/pam.d is unchanged, a new login works); `apt remove` leaves /etc/pam.d as it was before
-#    the install; `apt purge` removes the conffile and slicectl's drop-in; a reinstall after it.
+#    /etc/pam.d is unchanged, a new login works). Remove, purge and reinstall: guest-life.sh.
 # nosd-v2 has no init system: sshd and cron are started here.
 set -u
 ENV=${CPUSLICE_VM_ENV:?not running under tools/vm/run}
@@ -239,28 +238,6 @@ check "a new login after the upgrade: ssh alice lands in user-1001.slice" bash -
 check_landed "$D/bob-upgrade.info" 1002 "ssh bob, open across the upgrade"
 stop bob-upgrade
 check_gone 1001 1002
-
-sect "apt remove, apt purge, install again"
-slicectl set @students CPUQuota=80% > /dev/null
-check "slicectl set wrote its drop-in" [ -f /etc/security/cpuslice.d/50-slicectl.conf ]
-check "apt remove libpam-cpuslice" apt_ remove libpam-cpuslice
-check "remove: /etc/pam.d is as before the install" pamd_diff remove "$D/pam.d.orig"
-check "remove: the conffile stays (status: $(dpkg-query -W -f='${Status}' libpam-cpuslice))" \
-        [ -f /etc/security/cpuslice.conf ]
-check "remove: slicectl's drop-in stays" [ -f /etc/security/cpuslice.d/50-slicectl.conf ]
-check "remove: the module is gone" [ -z "$(find /usr/lib /lib -name 'pam_cpuslice*.so' 2> /dev/null)" ]
-check "a login after the remove works: ssh bob" ssh -o BatchMode=yes bob@localhost true
-check "apt purge libpam-cpuslice" apt_ purge libpam-cpuslice
-check "purge: /etc/pam.d is as before the install" pamd_diff purge "$D/pam.d.orig"
-check "purge: /etc/security/cpuslice.conf and cpuslice.d are gone" \
-        [ ! -e /etc/security/cpuslice.conf -a ! -e /etc/security/cpuslice.d ]
-st=$(dpkg-query -W -f='${Status}' libpam-cpuslice 2> /dev/null)
-check "purge: dpkg has libpam-cpuslice as not installed ('$st')" bash -c '[ -z "$1" ] || [ "${1##* }" = not-installed ]' - "$st"
-check "install after the purge" apt_ install /tmp/debs/libpam-cpuslice_0.1.0_*.deb
-check "install after the purge: /etc/pam.d as after the first install" pamd_diff reinstall-after-purge "$D/pam.d.installed"
-check "install after the purge: the packaged config is back" cmp -s /tmp/debs/new/etc/security/cpuslice.conf /etc/security/cpuslice.conf
-check "a login after the new install lands in user-1002.slice" bash -c \
-        "ssh -o BatchMode=yes bob@localhost cat /proc/self/cgroup | grep -q '/user.slice/user-1002.slice/'"
 
 sect "result"
 echo "$fails check(s) failed in pkg-$ENV"

@@ -33,7 +33,29 @@ static void line_done(ConfEditLine *l) {
         domain_done(&l->parsed);
         for (Setting s = 0; s < _SETTING_MAX; s++)
                 free(l->values[s]);
+        conf_skips_done(&l->skipped);
         *l = (ConfEditLine) {};
+}
+
+/* A new value for s, or its removal, replaces every occurrence of s on the line, the skipped too:
+ * else a repeat left behind would apply once the first goes. Returns how many were dropped. */
+static int drop_skipped(ConfEditLine *l, Setting s) {
+        size_t j = 0;
+        int dropped = 0;
+
+        for (size_t i = 0; i < l->skipped.n; i++) {
+                ConfSkip *k = &l->skipped.items[i];
+
+                if (k->setting == (int) s) {
+                        free(k->reason);
+                        free(k->token);
+                        dropped++;
+                        continue;
+                }
+                l->skipped.items[j++] = *k;
+        }
+        l->skipped.n = j;
+        return dropped;
 }
 
 static int push_line(ConfEdit *ed, ConfEditLine *l) {
@@ -47,7 +69,8 @@ static int push_line(ConfEdit *ed, ConfEditLine *l) {
         return 0;
 }
 
-/* A parsed rule line back into domain text and per-setting value text. */
+/* A parsed rule line back into domain text and per-setting value text (rule->text holds only the
+ * settings used, each SETTING=VALUE). */
 static int line_from_rule(ConfEditLine *l, Rule *rule) {
         char *save = NULL, *tok;
 
@@ -76,7 +99,8 @@ static int parse_text(ConfEdit *ed, const char *buf, size_t len) {
         for (size_t pos = 0; pos < len;) {
                 const char *nl = memchr(buf + pos, '\n', len - pos);
                 size_t end = nl ? (size_t) (nl - buf) : len;
-                _cleanup_free_ char *text = strndup(buf + pos, end - pos), *why = NULL;
+                _cleanup_free_ char *text = strndup(buf + pos, end - pos);
+                _cleanup_(conf_skips_done) ConfSkips skips = {};
                 ConfEditLine l = {};
                 Rule rule = {};
                 int r;
@@ -84,12 +108,14 @@ static int parse_text(ConfEdit *ed, const char *buf, size_t len) {
                 pos = end + 1;
                 if (!text)
                         return -ENOMEM;
-                r = conf_parse_line(text, &rule, &why);
+                r = conf_parse_line(text, &rule, &skips);
                 if (r == -ENOMEM)
                         return r;
                 if (r == 0) {
                         r = line_from_rule(&l, &rule);
                         rule_done(&rule);
+                        l.skipped = skips;
+                        skips = (ConfSkips) {};
                 } else {
                         l.verbatim = TAKE_PTR(text);
                         r = 0;
@@ -203,6 +229,7 @@ static int parse_domain(const char *domain, Domain *ret, char **ret_reason) {
 }
 
 int conf_edit_set(ConfEdit *ed, const char *domain, char *const *assignments, size_t n, char **ret_reason) {
+        _cleanup_(conf_skips_done) ConfSkips skips = {};
         _cleanup_free_ char *text = NULL;
         ConfEditLine l = {};
         Rule rule = {};
@@ -231,9 +258,19 @@ int conf_edit_set(ConfEdit *ed, const char *domain, char *const *assignments, si
         strcpy(text, domain);
         for (size_t i = 0; i < n; i++)
                 strcat(strcat(text, " "), assignments[i]);
-        r = conf_parse_line(text, &rule, ret_reason);
-        if (r != 0)
+        /* the module would skip a bad setting alone; set writes none, so nothing is half done */
+        r = conf_parse_line(text, &rule, &skips);
+        if (r == 0 && skips.n > 0) {
+                rule_done(&rule);
+                r = -EINVAL;
+        }
+        if (r == -ENOMEM)
+                return r;
+        if (r != 0) {
+                if (skips.n > 0)
+                        *ret_reason = TAKE_PTR(skips.items[0].reason);
                 return r < 0 ? r : -EINVAL;
+        }
 
         for (size_t i = 0; i < ed->n; i++)
                 if (ed->lines[i].domain && domain_equal(&ed->lines[i].parsed, &rule.domain))
@@ -260,7 +297,9 @@ int conf_edit_set(ConfEdit *ed, const char *domain, char *const *assignments, si
                         if (ed->lines[i].domain && domain_equal(&ed->lines[i].parsed, &l.parsed)) {
                                 free(ed->lines[i].values[s]);
                                 ed->lines[i].values[s] = NULL;
+                                drop_skipped(&ed->lines[i], s);
                         }
+                drop_skipped(&ed->lines[last], s);
                 free(ed->lines[last].values[s]);
                 ed->lines[last].values[s] = TAKE_PTR(l.values[s]);
         }
@@ -290,12 +329,16 @@ int conf_edit_unset(ConfEdit *ed, const char *domain, unsigned mask, char **ret_
                 ConfEditLine *l = &ed->lines[i];
 
                 if (l->domain && domain_equal(&l->parsed, &d)) {
-                        for (Setting s = 0; s < _SETTING_MAX; s++)
-                                if ((mask & (1u << s)) && l->values[s]) {
+                        for (Setting s = 0; s < _SETTING_MAX; s++) {
+                                if (!(mask & (1u << s)))
+                                        continue;
+                                removed += drop_skipped(l, s);
+                                if (l->values[s]) {
                                         free(l->values[s]);
                                         l->values[s] = NULL;
                                         removed++;
                                 }
+                        }
                         if (line_empty(l)) {
                                 line_done(l);
                                 continue;
@@ -331,6 +374,9 @@ int conf_edit_render(const ConfEdit *ed, char **ret) {
                 for (Setting s = 0; s < _SETTING_MAX; s++)
                         if (l->values[s])
                                 fprintf(f, " %s=%s", setting_to_string(s), l->values[s]);
+                /* after the valid ones: a skipped repeat stays a repeat, and is skipped again */
+                for (size_t k = 0; k < l->skipped.n; k++)
+                        fprintf(f, " %s", l->skipped.items[k].token);
                 fputc('\n', f);
         }
         if (fclose(f) != 0)

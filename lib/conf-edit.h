@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "conf.h"
 #include "domain.h"
 #include "error.h"
 #include "rules.h"
@@ -25,10 +26,12 @@ typedef struct ConfEditOps {
 } ConfEditOps;
 
 typedef struct ConfEditLine {
-        char *verbatim;                 /* comments, blank and unparsable lines: kept as they are */
+        char *verbatim;                 /* comments, blank and unusable lines: kept as they are */
         char *domain;                   /* the domain as written; NULL for verbatim lines */
         Domain parsed;
         char *values[_SETTING_MAX];     /* NULL: the line does not set it */
+        ConfSkips skipped;              /* settings the module skips (a hand edit's typo), written back
+                                         * after the others; a set or unset of their setting drops them */
 } ConfEditLine;
 
 typedef struct ConfEdit {
@@ -48,8 +51,9 @@ int conf_edit_open(const char *dir, const ConfEditOps *ops, ConfEdit *ret, CsErr
 /* Validates "DOMAIN SETTING=VALUE..." as a config line first: nothing changes on failure and
  * *ret_reason says why. Merges the settings into the domain's line (appended if it has none). */
 int conf_edit_set(ConfEdit *ed, const char *domain, char *const *assignments, size_t n, char **ret_reason);
-/* Removes the given settings (mask 0: all) from the domain's lines; lines left empty go.
- * Returns how many settings were removed. */
+/* Removes the given settings (mask 0: all) from the domain's lines, with the skipped ones that
+ * name them (a bad value, a repeat); lines left without a valid setting go. Returns how many
+ * settings were removed. */
 int conf_edit_unset(ConfEdit *ed, const char *domain, unsigned mask, char **ret_reason);
 /* The file as it would be written. */
 int conf_edit_render(const ConfEdit *ed, char **ret);

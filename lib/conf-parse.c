@@ -10,14 +10,34 @@
 #include "macro.h"
 #include "parse-util.h"
 
-static int reason(char **ret_reason, int r, const char *fmt, ...) _printf_(3, 4);
-static int reason(char **ret_reason, int r, const char *fmt, ...) {
+void conf_skips_done(ConfSkips *s) {
+        for (size_t i = 0; i < s->n; i++) {
+                free(s->items[i].reason);
+                free(s->items[i].token);
+        }
+        free(s->items);
+        *s = (ConfSkips) {};
+}
+
+/* Records what of the line is not used and why; returns r (or -ENOMEM). */
+static int skip(ConfSkips *skips, int r, const char *token, int setting, const char *fmt, ...) _printf_(5, 6);
+static int skip(ConfSkips *skips, int r, const char *token, int setting, const char *fmt, ...) {
+        _cleanup_free_ char *msg = NULL, *tok = NULL;
         va_list ap;
+        int k;
 
         va_start(ap, fmt);
-        if (vasprintf(ret_reason, fmt, ap) < 0)
-                *ret_reason = NULL;
+        k = vasprintf(&msg, fmt, ap);
         va_end(ap);
+        if (k < 0) {
+                msg = NULL; /* undefined after a failure */
+                return -ENOMEM;
+        }
+        if (token && !(tok = strdup(token)))
+                return -ENOMEM;
+        if (!GREEDY_REALLOC(skips->items, skips->cap, skips->n + 1))
+                return -ENOMEM;
+        skips->items[skips->n++] = (ConfSkip) { TAKE_PTR(msg), TAKE_PTR(tok), setting };
         return r;
 }
 
@@ -56,61 +76,70 @@ static bool is_setting_prefix(const char *s) {
         return false;
 }
 
-static int parse_assignment(Rule *rule, char *tok, char **ret_reason) {
-        char *eq = strchr(tok, '=');
+/* One SETTING=VALUE into the rule: 0 if used, <0 if skipped (recorded in skips) or -ENOMEM. */
+static int parse_assignment(Rule *rule, const char *token, ConfSkips *skips) {
+        _cleanup_free_ char *tok = strdup(token);
         const char *val;
+        char *eq;
         int s, r;
 
+        if (!tok)
+                return -ENOMEM;
+        eq = strchr(tok, '=');
         if ((!eq || eq == tok) && is_setting_prefix(tok))
-                return reason(ret_reason, -EINVAL, "expected SETTING=VALUE, got '%s' (settings: %s)", tok,
-                              settings_allowed());
+                return skip(skips, -EINVAL, token, -1, "expected SETTING=VALUE, got '%s' (settings: %s)", tok,
+                            settings_allowed());
         if (!eq || eq == tok)
-                return reason(ret_reason, -EINVAL, "expected SETTING=VALUE after the domain (settings: %s)",
-                              settings_allowed());
+                return skip(skips, -EINVAL, token, -1, "expected SETTING=VALUE after the domain (settings: %s)",
+                            settings_allowed());
         *eq = '\0';
         val = eq + 1;
         s = setting_from_string(tok);
         if (s < 0 && looks_like_name(tok))
-                return reason(ret_reason, -EINVAL, "unknown setting '%s=' (allowed: %s)", tok, settings_allowed());
+                return skip(skips, -EINVAL, token, -1, "unknown setting '%s=' (allowed: %s)", tok,
+                            settings_allowed());
         if (s < 0)
-                return reason(ret_reason, -EINVAL, "unknown setting (allowed: %s)", settings_allowed());
+                return skip(skips, -EINVAL, token, -1, "unknown setting (allowed: %s)", settings_allowed());
+        /* the repeat is the mistake: the first one, already taken, stays */
         if (rule->mask & (1u << s))
-                return reason(ret_reason, -EINVAL, "%s= given twice on one line", tok);
+                return skip(skips, -EINVAL, token, s, "%s= given twice on one line (the first one applies)", tok);
         switch (s) {
         case SETTING_SLICE:
                 r = parse_bool(val, &rule->slice);
                 if (r < 0)
-                        return reason(ret_reason, r, "bad CPUSlice= value '%s' (allowed: yes, no)", val);
+                        return skip(skips, r, token, s, "bad CPUSlice= value '%s' (allowed: yes, no)", val);
                 break;
         case SETTING_WEIGHT:
                 r = cpu_weight_parse(val, &rule->weight);
                 if (r < 0)
-                        return reason(ret_reason, r, "bad CPUWeight= value '%s' (allowed: 1..10000 or idle)", val);
+                        return skip(skips, r, token, s, "bad CPUWeight= value '%s' (allowed: 1..10000 or idle)",
+                                    val);
                 break;
         case SETTING_QUOTA:
                 r = cpu_quota_parse(val, &rule->quota_per_sec);
                 if (r < 0)
-                        return reason(ret_reason, r,
-                                      "bad CPUQuota= value '%s' (allowed: N%% of one CPU with up to two "
-                                      "decimals, above 0%% and up to 1000000%%, or infinity)",
-                                      val);
+                        return skip(skips, r, token, s,
+                                    "bad CPUQuota= value '%s' (allowed: N%% of one CPU with up to two "
+                                    "decimals, above 0%% and up to 1000000%%, or infinity)",
+                                    val);
                 break;
         case SETTING_PERIOD:
                 r = cpu_period_parse(val, &rule->period_usec);
                 if (r < 0)
-                        return reason(ret_reason, r,
-                                      "bad CPUQuotaPeriodSec= value '%s' (allowed: 1ms..1s, a number with "
-                                      "unit us, ms or s)",
-                                      val);
+                        return skip(skips, r, token, s,
+                                    "bad CPUQuotaPeriodSec= value '%s' (allowed: 1ms..1s, a number with "
+                                    "unit us, ms or s)",
+                                    val);
                 break;
         }
         rule->mask |= 1u << s;
         return 0;
 }
 
-static int parse_tokens(char *line, Rule *rule, char **ret_reason) {
+static int parse_tokens(char *line, Rule *rule, ConfSkips *skips) {
+        _cleanup_free_ char *used = NULL;
         const char *why = NULL;
-        char *save = NULL, *tok;
+        char *save = NULL, *tok, *end;
         int r;
 
         tok = strtok_r(line, " \t", &save);
@@ -118,26 +147,40 @@ static int parse_tokens(char *line, Rule *rule, char **ret_reason) {
         if (r == -ENOMEM)
                 return r;
         if (r < 0) /* quoted nothing: this may be no config at all */
-                return reason(ret_reason, r, "%s at the start of the line", why);
+                return skip(skips, r, NULL, -1, "%s at the start of the line", why);
+        /* the line as explain shows it: what was used, never a skipped token */
+        used = malloc(strlen(rule->text) + 1);
+        if (!used)
+                return -ENOMEM;
+        end = stpcpy(used, tok);
         while ((tok = strtok_r(NULL, " \t", &save))) {
-                r = parse_assignment(rule, tok, ret_reason);
-                if (r < 0)
+                r = parse_assignment(rule, tok, skips);
+                if (r == -ENOMEM)
                         return r;
+                if (r == 0)
+                        end = stpcpy(stpcpy(end, " "), tok);
         }
+        if (rule->mask == 0 && skips->n == 0)
+                return skip(skips, -EINVAL, NULL, -1, "no settings after the domain (allowed: %s)",
+                            settings_allowed());
         if (rule->mask == 0)
-                return reason(ret_reason, -EINVAL, "no settings after the domain (allowed: %s)", settings_allowed());
+                return -EINVAL;
+        if (skips->n > 0) {
+                free(rule->text);
+                rule->text = TAKE_PTR(used);
+        }
         return 0;
 }
 
-int conf_parse_line(const char *line, Rule *ret, char **ret_reason) {
+int conf_parse_line(const char *line, Rule *ret, ConfSkips *skips) {
         _cleanup_free_ char *copy = NULL;
         Rule rule = {};
         char *hash, *s;
         int r;
 
-        *ret_reason = NULL;
+        conf_skips_done(skips);
         if (strlen(line) > CONF_LINE_MAX)
-                return reason(ret_reason, -E2BIG, "line longer than %u bytes", CONF_LINE_MAX);
+                return skip(skips, -E2BIG, NULL, -1, "line longer than %u bytes", CONF_LINE_MAX);
         copy = strdup(line);
         if (!copy)
                 return -ENOMEM;
@@ -150,7 +193,7 @@ int conf_parse_line(const char *line, Rule *ret, char **ret_reason) {
         rule.text = strdup(s);
         if (!rule.text)
                 return -ENOMEM;
-        r = parse_tokens(s, &rule, ret_reason);
+        r = parse_tokens(s, &rule, skips);
         if (r < 0) {
                 rule_done(&rule);
                 return r;
@@ -161,7 +204,8 @@ int conf_parse_line(const char *line, Rule *ret, char **ret_reason) {
 
 static int parse_one(RuleSet *rs, size_t file, const char *name, unsigned lineno, const char *line, size_t len,
                      DiagList *diags) {
-        _cleanup_free_ char *why = NULL, *copy = NULL;
+        _cleanup_(conf_skips_done) ConfSkips skips = {};
+        _cleanup_free_ char *copy = NULL;
         Rule rule;
         int r;
 
@@ -173,12 +217,20 @@ static int parse_one(RuleSet *rs, size_t file, const char *name, unsigned lineno
         copy = strndup(line, len);
         if (!copy)
                 return -ENOMEM;
-        r = conf_parse_line(copy, &rule, &why);
+        r = conf_parse_line(copy, &rule, &skips);
         if (r == -ENOMEM)
                 return r;
-        if (r < 0)
-                return diag_add(diags, DIAG_ERROR, name, lineno, "%s; line skipped", why ? why : "parse error");
-        if (r > 0)
+        /* a bad setting costs only itself, as an unknown key in a systemd unit file */
+        for (size_t i = 0; i < skips.n; i++) {
+                int k = diag_add(diags, DIAG_ERROR, name, lineno, "%s; %s skipped", skips.items[i].reason,
+                                 r < 0 ? "line" : "setting");
+                if (k < 0) {
+                        if (r == 0)
+                                rule_done(&rule);
+                        return k;
+                }
+        }
+        if (r != 0)
                 return 0;
         rule.file = file;
         rule.line = lineno;

@@ -26,7 +26,7 @@ static void help(void) {
                "  status USER|UID          settings and where they come from, drift, sessions, cpu.stat\n"
                "  top                      list, refreshed (q quits)\n"
                "  explain USER|UID         for each setting, the winning line and the lines it overrode\n"
-               "  check [FILE...]          validate the config (exit status 0 or 1)\n"
+               "  check [FILE...]          validate the config (exit 0 clean, 1 errors, 2 warnings only)\n"
                "  set DOMAIN SETTING=VALUE...  persist in 50-slicectl.conf and apply to running slices\n"
                "  unset DOMAIN [SETTING...]    remove what set added, and apply\n"
                "  apply [USER...]          re-apply the config to running slices\n"
@@ -262,7 +262,7 @@ int main(int argc, char **argv) {
                         r = verbs[i].run(argc > 0 ? argc : 1, argc > 0 ? argv : list_argv);
                         if (fflush(stdout) != 0 && r >= 0)
                                 r = log_error(-EIO, "cannot write output: %m");
-                        /* status uses 3 for "no slice", as systemctl status does for an inactive unit */
+                        /* a verb's own statuses (check 2, status 3) are listed in verbs.h */
                         return r < 0 ? EXIT_FAILURE : r;
                 }
         if (strcmp(verb, "help") == 0) {

@@ -247,7 +247,36 @@ static void unref_table(struct libscols_table **t) {
         scols_unref_table(*t);
 }
 
-/* check --json: {"diagnostics": [{"file", "line", "severity", "message"}]}, for CI pipelines */
+typedef struct JsonCount {
+        const char *key;
+        size_t value;
+} JsonCount;
+
+/* {"slices": [...], "skipped": N}: libsmartcols writes the one table it knows as the whole document,
+ * so the counts go in before its closing brace. */
+static int print_json_with_counts(struct libscols_table *t, const JsonCount *counts, size_t n) {
+        _cleanup_free_ char *doc = NULL;
+        char *end;
+
+        if (scols_print_table_to_string(t, &doc) < 0 || !doc)
+                return log_error(-ENOMEM, "out of memory");
+        end = strrchr(doc, '}');
+        if (!end)
+                return log_error(-EIO, "cannot write the table");
+        while (end > doc && (end[-1] == '\n' || end[-1] == ' '))
+                end--;
+        if (printf("%.*s", (int) (end - doc), doc) < 0)
+                return log_error(-EIO, "cannot write the table");
+        for (size_t i = 0; i < n; i++)
+                if (printf(",\n   \"%s\": %zu", counts[i].key, counts[i].value) < 0)
+                        return log_error(-EIO, "cannot write the table");
+        if (printf("\n}\n") < 0)
+                return log_error(-EIO, "cannot write the table");
+        return 0;
+}
+
+/* check --json: {"diagnostics": [{"file", "line", "severity", "message"}], "errors": N, "warnings": N},
+ * for CI pipelines */
 int diags_print_json(const DiagList *d) {
         static const struct {
                 const char *name;
@@ -280,25 +309,10 @@ int diags_print_json(const DiagList *d) {
                     scols_line_set_data(ln, 3, msg) < 0)
                         return log_error(-ENOMEM, "out of memory");
         }
-        return scols_print_table(t) < 0 ? log_error(-EIO, "cannot write the table") : 0;
-}
-
-/* {"slices": [...], "skipped": N}: libsmartcols writes the one table it knows as the whole document,
- * so the count goes in before its closing brace. */
-static int print_json_with_skipped(struct libscols_table *t, size_t n_skipped) {
-        _cleanup_free_ char *doc = NULL;
-        char *end;
-
-        if (scols_print_table_to_string(t, &doc) < 0 || !doc)
-                return log_error(-ENOMEM, "out of memory");
-        end = strrchr(doc, '}');
-        if (!end)
-                return log_error(-EIO, "cannot write the table");
-        while (end > doc && (end[-1] == '\n' || end[-1] == ' '))
-                end--;
-        if (printf("%.*s,\n   \"skipped\": %zu\n}\n", (int) (end - doc), doc, n_skipped) < 0)
-                return log_error(-EIO, "cannot write the table");
-        return 0;
+        return print_json_with_counts(t,
+                                      (const JsonCount[]) { { "errors", diag_count(d, DIAG_ERROR) },
+                                                            { "warnings", diag_count(d, DIAG_WARNING) } },
+                                      2);
 }
 
 int rows_print(const TableControl *ctl, const Rows *rows) {
@@ -344,6 +358,6 @@ int rows_print(const TableControl *ctl, const Rows *rows) {
                 }
         }
         if (ctl->json)
-                return print_json_with_skipped(t, rows->n_skipped);
+                return print_json_with_counts(t, &(const JsonCount) { "skipped", rows->n_skipped }, 1);
         return scols_print_table(t) < 0 ? log_error(-EIO, "cannot write the table") : 0;
 }

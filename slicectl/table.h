@@ -30,5 +30,6 @@ int table_control_setup(TableControl *ctl);
 void columns_help(FILE *f);
 void rows_sort(const TableControl *ctl, Rows *rows);
 int rows_print(const TableControl *ctl, const Rows *rows);
-/* check --json: one object per diagnostic (file, line, severity, message), texts escaped. */
+/* check --json: one object per diagnostic (file, line, severity, message), texts escaped, then the
+ * number of errors and of warnings (what check's exit status says). */
 int diags_print_json(const DiagList *d);

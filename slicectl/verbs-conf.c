@@ -196,18 +196,22 @@ int check_collect(int argc, char **argv, DiagList *d) {
         return 0;
 }
 
+/* 0 clean, 1 errors, 2 warnings only: a script can tell a suspect config (a misspelled group is
+ * only a warning) from a clean one. */
+static int check_status(const DiagList *d) {
+        return diag_count(d, DIAG_ERROR) > 0 ? CHECK_ERRORS : diag_count(d, DIAG_WARNING) > 0 ? CHECK_WARNINGS : 0;
+}
+
 int verb_check(int argc, char **argv) {
         _cleanup_(diag_list_done) DiagList d = {};
-        size_t errors;
         int r;
 
         r = check_collect(argc, argv, &d);
         if (r < 0)
                 return r;
-        errors = diag_count(&d, DIAG_ERROR);
         if (arg_json) {
                 r = diags_print_json(&d);
-                return r < 0 ? r : errors > 0 ? 1 : 0;
+                return r < 0 ? r : check_status(&d);
         }
         for (size_t i = 0; i < d.n; i++) {
                 const Diag *x = &d.items[i];
@@ -220,5 +224,5 @@ int verb_check(int argc, char **argv) {
                 else
                         print_line(stderr, "%s: %s", level, x->msg);
         }
-        return errors > 0 ? 1 : 0;
+        return check_status(&d);
 }

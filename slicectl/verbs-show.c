@@ -460,7 +460,7 @@ int verb_status(int argc, char **argv) {
                 print_line(stdout, "'slicectl apply %s' writes the config's values.", u.name);
         }
         if (!have_slice)
-                return 3; /* as systemctl status for a unit that is not running */
+                return STATUS_NO_SLICE;
         printf("\n");
         print_cpu_stat(&info);
         print_sessions(&info);

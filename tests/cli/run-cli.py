@@ -453,23 +453,40 @@ def case_check():
         p = run(t, "check")
         check(p.stdout == "" and p.stderr == "", "clean check is silent: %r %r" % (p.stdout, p.stderr))
         t.config("alice CPUWeight=0\nbob CPUQuota=50\nnobodyhere CPUWeight=5\n@nogroup2 CPUWeight=5\n"
-                 "carol Weight=5\n", "30-bad.conf")
+                 "carol Weight=5\n@staff CPUWieght=300 CPUQuota=50%\n", "30-bad.conf")
         p = run(t, "check", rc=1)
         bad = os.path.join(t.confdir, "30-bad.conf")
         want = [bad + ":1: error: bad CPUWeight= value '0' (allowed: 1..10000 or idle); line skipped",
                 bad + ":2: error: bad CPUQuota= value '50' (allowed:",
                 bad + ":5: error: unknown setting 'Weight=' (allowed: CPUSlice=, CPUWeight=, CPUQuota=, "
                 "CPUQuotaPeriodSec=); line skipped",
+                # #28: a typo costs only itself, the rest of the line applies
+                bad + ":6: error: unknown setting 'CPUWieght=' (allowed: CPUSlice=, CPUWeight=, CPUQuota=, "
+                "CPUQuotaPeriodSec=); setting skipped",
                 bad + ":3: warning: unknown user 'nobodyhere'",
                 bad + ":4: warning: unknown group 'nogroup2'"]
         lines = p.stderr.splitlines()
         check(len(lines) == len(want) and all(l.startswith(w) for l, w in zip(lines, want)),
               "check messages:\n%s" % p.stderr)
         check(p.stdout == "", "check writes diagnostics to stderr only")
+        # ... and the line's CPUQuota= still decides for a member of @staff
+        doc = json.loads(run(t, "--json", "explain", "alice").stdout)
+        q = doc["settings"][2]
+        check(q["value"] == "50%" and q["source"]["line"] == 6 and q["source"]["rule"] == "@staff CPUQuota=50%",
+              "explain names the line, without its skipped setting: %r" % q)
+        # #28: warnings only (a misspelled group or user) is status 2, apart from clean and errors
+        t.config("nobodyhere CPUWeight=5\n@nogroup2 CPUWeight=5\n", "30-bad.conf")
+        p = run(t, "check", rc=2)
+        check(p.stdout == "" and p.stderr.splitlines() == [bad + ":1: warning: unknown user 'nobodyhere'",
+                                                            bad + ":2: warning: unknown group 'nogroup2'"],
+              "warnings only: %r" % p.stderr)
+        doc = json.loads(run(t, "check", "--json", rc=2).stdout)
+        check(doc["errors"] == 0 and doc["warnings"] == 2 and len(doc["diagnostics"]) == 2,
+              "check --json, warnings only: %r" % doc)
         os.unlink(bad)
         # a git checkout: named files' ownership and mode only warn
         t.write("checkout.conf", "alice CPUWeight=5\n", 0o666)
-        p = run(t, "check", t.path("checkout.conf"))
+        p = run(t, "check", t.path("checkout.conf"), rc=2)
         check("checkout.conf: warning: file is writable by others (mode 0666) (the module would refuse it)"
               in p.stderr, "named file: %r" % p.stderr)
         # installed files: the module refuses them, so it is an error
@@ -492,7 +509,8 @@ def case_check():
         p = run(t, "check", "--json", rc=1)
         check(p.stderr == "", "check --json: stderr %r" % p.stderr)
         doc = json.loads(p.stdout)
-        check(list(doc) == ["diagnostics"], "key: %r" % list(doc))
+        check(list(doc) == ["diagnostics", "errors", "warnings"], "keys: %r" % list(doc))
+        check(doc["errors"] == 1 and doc["warnings"] == 1, "counts: %r" % doc)
         check(doc["diagnostics"] == [
             {"file": bad, "line": 1, "severity": "error",
              "message": "bad CPUWeight= value '0' (allowed: 1..10000 or idle); line skipped"},
@@ -500,12 +518,40 @@ def case_check():
             "check --json: %r" % doc)
         os.unlink(bad)
         p = run(t, "check", "--json")
-        check(json.loads(p.stdout) == {"diagnostics": []}, "clean: %r" % p.stdout)
+        check(json.loads(p.stdout) == {"diagnostics": [], "errors": 0, "warnings": 0}, "clean: %r" % p.stdout)
         os.chmod(t.conf, 0o666)
         doc = json.loads(run(t, "check", "--json", rc=1).stdout)
         check(doc["diagnostics"][0]["line"] is None and doc["diagnostics"][0]["severity"] == "error",
               "a whole-file error has line null: %r" % doc)
         os.chmod(t.conf, 0o644)
+    finally:
+        t.cleanup()
+
+
+def case_shipped_conf():
+    """#28: the shipped conf/cpuslice.conf is inert: on a host with only it, check prints nothing
+    and exits 0, and no login gets a slice; each example in it, uncommented, is a valid line"""
+    with open(os.path.join(HERE, "..", "..", "conf", "cpuslice.conf")) as f:
+        shipped = f.read()
+    t = Tree("unified")
+    try:
+        t.config(shipped)
+        p = run(t, "check")
+        check(p.stdout == "" and p.stderr == "", "shipped config: %r %r" % (p.stdout, p.stderr))
+        p = run(t, "check", t.conf)
+        check(p.stdout == "" and p.stderr == "", "shipped config as a named file: %r %r" % (p.stdout, p.stderr))
+        doc = json.loads(run(t, "check", "--json").stdout)
+        check(doc == {"diagnostics": [], "errors": 0, "warnings": 0}, "shipped config, --json: %r" % doc)
+        for user in ("alice", "bob", "root"):
+            doc = json.loads(run(t, "--json", "explain", user).stdout)
+            check(doc["gets_slice"] is False and all(x["source"] is None for x in doc["settings"]),
+                  "%s: the shipped config gives nothing: %r" % (user, doc))
+        examples = re.findall(r"^#(\S+\s+[A-Za-z]+=.*)$", shipped, re.M)
+        check(len(examples) >= 4, "examples in the shipped config: %r" % examples)
+        t.config("\n".join(examples) + "\n")
+        p = run(t, "check", rc=2)
+        check(p.stdout == "" and ": error:" not in p.stderr and p.stderr.count(": warning: unknown ") >= 1,
+              "the examples uncommented are valid, their names only examples: %r" % p.stderr)
     finally:
         t.cleanup()
 

@@ -2,6 +2,8 @@
 /* Whole config files through conf_parse_buffer, then resolution for a few users. The input is
  * split at "\n--8<--\n" into up to 8 files: the main file and its drop-ins, read in that order as
  * conf_load reads them. */
+#include <stdbool.h>
+
 #include "diag.h"
 #include "conf.h"
 #include "fuzz-check.h"
@@ -34,6 +36,19 @@ static void resolve_for(const RuleSet *rs, const char *name, uid_t uid, const ch
         user_done(&u);
 }
 
+static bool ends_with(const char *s, const char *suffix) {
+        size_t n = strlen(s), k = strlen(suffix);
+
+        return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static bool has_rule(const RuleSet *rs, const char *file, unsigned line) {
+        for (size_t i = 0; i < rs->n; i++)
+                if (rs->rules[i].line == line && strcmp(rule_file(rs, &rs->rules[i]), file) == 0)
+                        return true;
+        return false;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         static const char *const staff[] = { "alice", "staff", "wheel", NULL }, *const none[] = { NULL },
                                  *const odd[] = { "12345", "a b", "..", NULL };
@@ -41,6 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         RuleSet rs = {};
         DiagList diags = {};
         unsigned files = 0, lines = 0;
+        size_t lines_skipped = 0;
 
         while (p <= end && files < FILES_MAX) {
                 const char *sep = memmem(p, (size_t) (end - p), SEP, strlen(SEP));
@@ -58,16 +74,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 p = sep + strlen(SEP);
         }
         FUZZ_CHECK(rs.n_files == files);
-        FUZZ_CHECK(rs.n + diags.n <= lines);
         for (size_t i = 0; i < rs.n; i++) {
                 check_rule(&rs.rules[i]);
                 FUZZ_CHECK(rs.rules[i].file < rs.n_files && rs.rules[i].line >= 1);
+                /* one rule per line */
+                FUZZ_CHECK(i == 0 || rs.rules[i].file != rs.rules[i - 1].file ||
+                           rs.rules[i].line > rs.rules[i - 1].line);
         }
+        /* a bad setting costs only itself: its line still gives a rule; a line skipped gives none */
         for (size_t i = 0; i < diags.n; i++) {
+                const Diag *x = &diags.items[i], *prev = i > 0 ? &diags.items[i - 1] : NULL;
+                bool whole, part;
                 char buf[1024];
-                FUZZ_CHECK(diags.items[i].msg && diags.items[i].file && diags.items[i].line >= 1);
-                diag_format(&diags.items[i], buf, sizeof buf);
+
+                FUZZ_CHECK(x->msg && x->file && x->line >= 1);
+                diag_format(x, buf, sizeof buf);
+                whole = ends_with(x->msg, "; line skipped");
+                part = ends_with(x->msg, "; setting skipped");
+                FUZZ_CHECK(whole != part);
+                FUZZ_CHECK(has_rule(&rs, x->file, x->line) == part);
+                if (whole && !(prev && prev->line == x->line && strcmp(prev->file, x->file) == 0))
+                        lines_skipped++;
         }
+        FUZZ_CHECK(rs.n + lines_skipped <= lines);
         resolve_for(&rs, "alice", 1001, staff);
         resolve_for(&rs, "root", 0, none);
         resolve_for(&rs, "12345", 3000, odd);

@@ -326,6 +326,22 @@ static void test_broken_config(void **state) {
         expect_file(f, SLICE "/cpu.max", "20000 100000\n");
 }
 
+/* #28: a bad setting is skipped alone: the rest of its line still applies at login */
+static void test_bad_setting_skipped(void **state) {
+        Fx *f = *state;
+        char from[1024];
+
+        conf(f, "* CPUWeight=100\n@staff CPUWieght=300 CPUQuota=30%\n");
+        service(f, "cgroup_layout=unified strict", "b2");
+        run(f, "alice", PAM_SUCCESS, -1);
+        expect_log(f, "cpuslice.conf:2: unknown setting 'CPUWieght=' (allowed: CPUSlice=, CPUWeight=, CPUQuota=, "
+                      "CPUQuotaPeriodSec=); setting skipped");
+        expect_file(f, SLICE "/cpu.weight", "100\n");
+        expect_file(f, SLICE "/cpu.max", "30000 100000\n");
+        snprintf(from, sizeof from, "alice: CPUQuota= from %s:2", f->conf);
+        expect_log(f, from); /* debug names the line it came from, as explain does */
+}
+
 static void test_unsafe_config(void **state) {
         Fx *f = *state;
 
@@ -571,7 +587,7 @@ int main(int argc, char **argv) {
                 T(test_unified_idle_and_adjusted_period),
                 T(test_legacy_values),    T(test_hybrid_mirror),    T(test_slice_root),
                 T(test_hostile_session_id), T(test_close_moves_back),
-                T(test_fail_open_and_strict), T(test_broken_config),
+                T(test_fail_open_and_strict), T(test_broken_config), T(test_bad_setting_skipped),
                 T(test_unsafe_config),    T(test_left_alone),
                 T(test_root_named),       T(test_unknown_user_and_args),
                 T(test_backend_systemd_clear_error), T(test_no_fd_leak),

@@ -214,6 +214,50 @@ static void test_hand_edits_kept(void **state) {
                     "alice CPUWeight=500 CPUQuota=10%\n");
 }
 
+/* #28: a hand-edited line with a bad setting still gives its good ones, so set and unset edit it
+ * like any other; what the module skips is kept as written, unless set or unset replace it */
+static void test_skipped_settings(void **state) {
+        const char *dir = *state;
+        char *argv[] = { "CPUWeight=5", "CPUWieght=6" }, *why = NULL, path[4096];
+        RuleSet rs = {};
+        DiagList d = {};
+        ConfEdit ed;
+        CsError e = {};
+
+        assert_int_equal(write_file(dir, CONF_EDIT_FILE,
+                                    "alice CPUWieght=100 CPUQuota=10% CPUWeight=banana\n"
+                                    "bob CPUWeight=5 CPUWeight=6\n"
+                                    "@g CPUWieght=1\n",
+                                    0644),
+                         0);
+        /* set validates strictly: one bad setting and nothing is written */
+        assert_int_equal(conf_edit_open(dir, NULL, &ed, &e), 0);
+        assert_int_equal(conf_edit_set(&ed, "carol", argv, 2, &why), -EINVAL);
+        assert_non_null(why);
+        assert_non_null(strstr(why, "unknown setting 'CPUWieght='"));
+        free(why);
+        why = NULL;
+        /* a repeat left behind would apply once the first is unset: it goes with it */
+        assert_int_equal(conf_edit_unset(&ed, "bob", 1u << SETTING_WEIGHT, &why), 2);
+        assert_int_equal(conf_edit_commit(&ed, &e), 0);
+        conf_edit_done(&ed);
+        /* the new value replaces the bad one; the unknown name stays for its author to see */
+        set(dir, "alice", "CPUWeight=300", NULL);
+        expect_file(dir, HEADER "alice CPUWeight=300 CPUQuota=10% CPUWieght=100\n@g CPUWieght=1\n");
+
+        snprintf(path, sizeof path, "%s/%s", dir, CONF_EDIT_FILE);
+        assert_int_equal(conf_load_file(&rs, path, CONF_PERMS_WARN, &d), 0);
+        assert_int_equal(rs.n, 1);
+        assert_int_equal(rs.rules[0].weight, 300);
+        assert_int_equal(rs.rules[0].quota_per_sec, 100000);
+        assert_int_equal(diag_count(&d, DIAG_ERROR), 2);
+        assert_non_null(strstr(d.items[0].msg, "unknown setting 'CPUWieght='"));
+        assert_non_null(strstr(d.items[0].msg, "; setting skipped"));
+        assert_non_null(strstr(d.items[1].msg, "; line skipped"));
+        ruleset_done(&rs);
+        diag_list_done(&d);
+}
+
 static ssize_t failing_write(int fd, const void *buf, size_t n) {
         /* half the text reaches the temp file, then the disk is full */
         if (n > 8 && write(fd, buf, n / 2) < 0)
@@ -335,6 +379,7 @@ int main(void) {
                 T(test_create_and_merge),     T(test_result_loads_cleanly), T(test_invalid_changes_nothing),
                 T(test_unset),                T(test_hand_edits_kept),      T(test_failed_write_keeps_old),
                 T(test_concurrent_sets),      T(test_refuses_what_the_module_refuses),
+                T(test_skipped_settings),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "conf.h"
+#include "macro.h"
 
 static void test_domains(void **state) {
         static const struct {
@@ -31,9 +32,9 @@ static void test_domains(void **state) {
         };
         for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
                 Rule r;
-                char *why = NULL;
-                assert_int_equal(conf_parse_line(t[i].line, &r, &why), 0);
-                assert_null(why);
+                ConfSkips sk = {};
+                assert_int_equal(conf_parse_line(t[i].line, &r, &sk), 0);
+                assert_int_equal(sk.n, 0);
                 assert_int_equal(r.domain.type, t[i].type);
                 if (t[i].name)
                         assert_string_equal(r.domain.name, t[i].name);
@@ -47,10 +48,10 @@ static void test_domains(void **state) {
 
 static void test_settings(void **state) {
         Rule r;
-        char *why = NULL;
+        ConfSkips sk = {};
 
         assert_int_equal(conf_parse_line("  alice\tCPUWeight=idle  CPUQuota=12.5% CPUQuotaPeriodSec=20ms "
-                                         "CPUSlice=yes # a comment", &r, &why), 0);
+                                         "CPUSlice=yes # a comment", &r, &sk), 0);
         assert_int_equal(r.mask, 0xf);
         assert_int_equal(r.weight, CPU_WEIGHT_IDLE);
         assert_int_equal(r.quota_per_sec, 125000);
@@ -59,31 +60,35 @@ static void test_settings(void **state) {
         assert_string_equal(r.text, "alice\tCPUWeight=idle  CPUQuota=12.5% CPUQuotaPeriodSec=20ms CPUSlice=yes");
         rule_done(&r);
 
-        assert_int_equal(conf_parse_line("bob CPUSlice=no", &r, &why), 0);
+        assert_int_equal(conf_parse_line("bob CPUSlice=no", &r, &sk), 0);
         assert_false(r.slice);
         assert_int_equal(r.mask, 1u << SETTING_SLICE);
         rule_done(&r);
 
-        assert_int_equal(conf_parse_line("bob CPUQuota=infinity", &r, &why), 0);
+        assert_int_equal(conf_parse_line("bob CPUQuota=infinity", &r, &sk), 0);
         assert_true(r.quota_per_sec == CPU_QUOTA_INFINITY);
         rule_done(&r);
 
-        assert_int_equal(conf_parse_line("   # only a comment", &r, &why), 1);
-        assert_int_equal(conf_parse_line("", &r, &why), 1);
-        assert_int_equal(conf_parse_line(" \t ", &r, &why), 1);
+        assert_int_equal(conf_parse_line("   # only a comment", &r, &sk), 1);
+        assert_int_equal(conf_parse_line("", &r, &sk), 1);
+        assert_int_equal(conf_parse_line(" \t ", &r, &sk), 1);
+        assert_int_equal(sk.n, 0);
+        conf_skips_done(&sk);
 }
 
+/* The line gives no rule: the first reason (of one per bad setting) has needle. */
 static void expect_error(const char *line, const char *needle) {
+        ConfSkips sk = {};
         Rule r;
-        char *why = NULL;
-        int k = conf_parse_line(line, &r, &why);
+        int k = conf_parse_line(line, &r, &sk);
 
         if (k >= 0)
                 fail_msg("'%s' parsed, expected an error with '%s'", line, needle);
-        assert_non_null(why);
-        if (!strstr(why, needle))
-                fail_msg("'%s': message '%s' lacks '%s'", line, why, needle);
-        free(why);
+        assert_true(sk.n >= 1);
+        assert_non_null(sk.items[0].reason);
+        if (!strstr(sk.items[0].reason, needle))
+                fail_msg("'%s': message '%s' lacks '%s'", line, sk.items[0].reason, needle);
+        conf_skips_done(&sk);
 }
 
 static void test_errors(void **state) {
@@ -97,7 +102,6 @@ static void test_errors(void **state) {
         expect_error("alice", "no settings after the domain");
         expect_error("alice CPUWeight", "expected SETTING=VALUE");
         expect_error("alice =5", "expected SETTING=VALUE");
-        expect_error("alice CPUWeight=5 CPUWeight=6", "given twice");
         expect_error("2000:1000 CPUWeight=5", "uid range is empty");
         expect_error("a:b CPUWeight=5", "bad uid range");
         expect_error(": CPUWeight=5", "bad uid range");
@@ -109,15 +113,25 @@ static void test_errors(void **state) {
         expect_error("alice CPUQuo", "expected SETTING=VALUE, got 'CPUQuo'"); /* a setting's name, cut */
 }
 
+/* Neither a reason nor the text explain shows has the secret, nor quotes anything. */
 static void expect_quotes_nothing(const char *line, const char *needle, const char *secret) {
+        ConfSkips sk = {};
         Rule r;
-        char *why = NULL;
+        int k = conf_parse_line(line, &r, &sk);
 
-        assert_true(conf_parse_line(line, &r, &why) < 0);
-        assert_non_null(why);
-        if (!strstr(why, needle) || strstr(why, secret) || strchr(why, '\''))
-                fail_msg("'%s': message '%s' should have '%s' and quote nothing", line, why, needle);
-        free(why);
+        assert_true(k <= 0);
+        assert_true(sk.n >= 1);
+        for (size_t i = 0; i < sk.n; i++) {
+                const char *why = sk.items[i].reason;
+                if ((i == 0 && !strstr(why, needle)) || strstr(why, secret) || strchr(why, '\''))
+                        fail_msg("'%s': message '%s' should have '%s' and quote nothing", line, why, needle);
+        }
+        if (k == 0) {
+                if (strstr(r.text, secret))
+                        fail_msg("'%s': rule text '%s' has the skipped '%s'", line, r.text, secret);
+                rule_done(&r);
+        }
+        conf_skips_done(&sk);
 }
 
 /* #24 item 5: `slicectl check /etc/shadow` through a sudo rule must not print a hash: nothing of a
@@ -132,18 +146,89 @@ static void test_errors_quote_no_secret(void **state) {
         expect_quotes_nothing("alice * s3cret *", "expected SETTING=VALUE after the domain", "s3cret");
         expect_quotes_nothing("alice $6$abc=def", "unknown setting (allowed:", "abc");
         expect_quotes_nothing("12345 token:abcdef=x", "unknown setting (allowed:", "abcdef");
+        /* a valid setting beside it: the rest of the line applies, the secret is still not quoted */
+        expect_quotes_nothing("alice hunter2 CPUWeight=5", "expected SETTING=VALUE after the domain", "hunter2");
+        expect_quotes_nothing("alice CPUWeight=5 $6$abc=def", "unknown setting (allowed:", "abc");
+}
+
+/* #28: a bad setting is skipped alone, the rest of the line applies (as systemd skips one unknown
+ * key in a unit file); the rule's text, which explain shows, holds only what was used */
+static void test_setting_skipped(void **state) {
+        static const struct {
+                const char *line;
+                unsigned mask;
+                const char *text;
+                const char *reason;     /* of the one skipped setting */
+                const char *token;
+                int setting;
+        } t[] = {
+                { "@students CPUWieght=100 CPUQuota=200%", 1u << SETTING_QUOTA, "@students CPUQuota=200%",
+                  "unknown setting 'CPUWieght=' (allowed: CPUSlice=", "CPUWieght=100", -1 },
+                { "alice\tCPUWeight=0  CPUQuota=50% # why", 1u << SETTING_QUOTA, "alice CPUQuota=50%",
+                  "bad CPUWeight= value '0' (allowed: 1..10000 or idle)", "CPUWeight=0", SETTING_WEIGHT },
+                { "alice CPUWeight=5 CPUWeight=6", 1u << SETTING_WEIGHT, "alice CPUWeight=5",
+                  "CPUWeight= given twice on one line (the first one applies)", "CPUWeight=6", SETTING_WEIGHT },
+                { "alice CPUWeight=banana CPUWeight=7", 1u << SETTING_WEIGHT, "alice CPUWeight=7",
+                  "bad CPUWeight= value 'banana'", "CPUWeight=banana", SETTING_WEIGHT },
+                { "1000:1999 CPUQuotaPeriodSec=2s CPUQuota=10%", 1u << SETTING_QUOTA, "1000:1999 CPUQuota=10%",
+                  "allowed: 1ms..1s", "CPUQuotaPeriodSec=2s", SETTING_PERIOD },
+                { "bob CPUSlice=no CPUWeight", 1u << SETTING_SLICE, "bob CPUSlice=no",
+                  "expected SETTING=VALUE, got 'CPUWeight'", "CPUWeight", -1 },
+                { "* CPUSlice=maybe CPUWeight=50 CPUQuota=1%", (1u << SETTING_WEIGHT) | (1u << SETTING_QUOTA),
+                  "* CPUWeight=50 CPUQuota=1%", "allowed: yes, no", "CPUSlice=maybe", SETTING_SLICE },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+                ConfSkips sk = {};
+                Rule r;
+
+                assert_int_equal(conf_parse_line(t[i].line, &r, &sk), 0);
+                assert_int_equal(r.mask, t[i].mask);
+                assert_string_equal(r.text, t[i].text);
+                assert_int_equal(sk.n, 1);
+                if (!strstr(sk.items[0].reason, t[i].reason))
+                        fail_msg("'%s': reason '%s' lacks '%s'", t[i].line, sk.items[0].reason, t[i].reason);
+                assert_string_equal(sk.items[0].token, t[i].token);
+                assert_int_equal(sk.items[0].setting, t[i].setting);
+                rule_done(&r);
+                conf_skips_done(&sk);
+        }
+}
+
+/* Values of the settings kept are those of the line; every bad one is reported; a line left with
+ * no setting gives no rule. */
+static void test_setting_skipped_values(void **state) {
+        ConfSkips sk = {};
+        Rule r;
+
+        assert_int_equal(conf_parse_line("alice CPUWeight=5 CPUWeight=6 CPUQota=1% CPUQuota=250%", &r, &sk), 0);
+        assert_int_equal(r.weight, 5);
+        assert_int_equal(r.quota_per_sec, 2500000);
+        assert_int_equal(sk.n, 2);
+        assert_non_null(strstr(sk.items[0].reason, "given twice"));
+        assert_non_null(strstr(sk.items[1].reason, "unknown setting 'CPUQota='"));
+        rule_done(&r);
+
+        assert_true(conf_parse_line("@students CPUWieght=100 CPUQota=200%", &r, &sk) < 0);
+        assert_int_equal(sk.n, 2);
+        assert_non_null(strstr(sk.items[1].reason, "unknown setting 'CPUQota='"));
+        /* a bad domain: nothing after it is looked at */
+        assert_true(conf_parse_line("al=ice CPUWeight=5 CPUWieght=1", &r, &sk) < 0);
+        assert_int_equal(sk.n, 1);
+        assert_null(sk.items[0].token);
+        conf_skips_done(&sk);
 }
 
 static void test_long_line(void **state) {
         char *line = malloc(CONF_LINE_MAX + 2);
+        ConfSkips sk = {};
         Rule r;
-        char *why = NULL;
 
         memset(line, 'a', CONF_LINE_MAX + 1);
         line[CONF_LINE_MAX + 1] = '\0';
-        assert_int_equal(conf_parse_line(line, &r, &why), -E2BIG);
-        assert_non_null(strstr(why, "longer than 4096"));
-        free(why);
+        assert_int_equal(conf_parse_line(line, &r, &sk), -E2BIG);
+        assert_int_equal(sk.n, 1);
+        assert_non_null(strstr(sk.items[0].reason, "longer than 4096"));
+        conf_skips_done(&sk);
         free(line);
 }
 
@@ -174,6 +259,37 @@ static void test_buffer(void **state) {
         diag_list_done(&d);
 }
 
+/* #28: the diagnostic names file:line and says that only the setting went; the rest applies */
+static void test_buffer_setting_skipped(void **state) {
+        static const char buf[] = "* CPUWeight=100\n"
+                                  "@students CPUWieght=100 CPUQuota=200%\n"
+                                  "alice CPUWieght=5 CPUQota=1%\n";
+        RuleSet rs = {};
+        DiagList d = {};
+        char fmt[512];
+
+        assert_int_equal(conf_parse_buffer(&rs, "/etc/security/cpuslice.conf", buf, sizeof buf - 1, &d), 0);
+        assert_int_equal(rs.n, 2);
+        assert_int_equal(rs.rules[1].line, 2);
+        assert_int_equal(rs.rules[1].mask, 1u << SETTING_QUOTA);
+        assert_int_equal(rs.rules[1].quota_per_sec, 2000000);
+        assert_string_equal(rs.rules[1].text, "@students CPUQuota=200%");
+        assert_int_equal(d.n, 3);
+        assert_int_equal(diag_count(&d, DIAG_ERROR), 3);
+        assert_string_equal(diag_format(&d.items[0], fmt, sizeof fmt),
+                            "/etc/security/cpuslice.conf:2: unknown setting 'CPUWieght=' (allowed: CPUSlice=, "
+                            "CPUWeight=, CPUQuota=, CPUQuotaPeriodSec=); setting skipped");
+        /* nothing of line 3 is usable: each problem is named, and the line goes */
+        assert_string_equal(diag_format(&d.items[1], fmt, sizeof fmt),
+                            "/etc/security/cpuslice.conf:3: unknown setting 'CPUWieght=' (allowed: CPUSlice=, "
+                            "CPUWeight=, CPUQuota=, CPUQuotaPeriodSec=); line skipped");
+        assert_string_equal(diag_format(&d.items[2], fmt, sizeof fmt),
+                            "/etc/security/cpuslice.conf:3: unknown setting 'CPUQota=' (allowed: CPUSlice=, "
+                            "CPUWeight=, CPUQuota=, CPUQuotaPeriodSec=); line skipped");
+        ruleset_done(&rs);
+        diag_list_done(&d);
+}
+
 static void test_buffer_long_line_skipped(void **state) {
         size_t n = 1024 * 1024;
         char *buf = malloc(n + 64);
@@ -197,8 +313,10 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_domains),   cmocka_unit_test(test_settings),
                 cmocka_unit_test(test_errors),    cmocka_unit_test(test_errors_quote_no_secret),
+                cmocka_unit_test(test_setting_skipped), cmocka_unit_test(test_setting_skipped_values),
                 cmocka_unit_test(test_long_line),
-                cmocka_unit_test(test_buffer),    cmocka_unit_test(test_buffer_long_line_skipped),
+                cmocka_unit_test(test_buffer),    cmocka_unit_test(test_buffer_setting_skipped),
+                cmocka_unit_test(test_buffer_long_line_skipped),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench/guest-fresh.sh — guest half of bench/vm-fresh: fresh logins in a throw-away VM
-# (tools/vm/run, systemd-v2 or nosd-v2), each one a new process (bench/fresh-login), GAP seconds
+# (tools/vm/run, systemd-v2 or nosd-v2, of the suite bench/vm-fresh --suite asked for), each one a new process (bench/fresh-login), GAP seconds
 # after the one before, the session held HOLD_MS, in interleaved rounds (each round rotates the
 # order, so drift hits every kind alike). Writes one line of name=µs fields per login to
 # /mnt/share/raw/ENV-PHASE-KIND, and the loads and mount options to /mnt/share/raw/ENV-meta.
@@ -52,6 +52,8 @@ nosd-v2) SYSTEMD=0 ;;
 esac
 [ -f $CG/cgroup.controllers ] || { echo "guest-fresh: no cgroup2 at $CG"; exit 1; }
 meta kernel "$(uname -r)"
+meta suite "$(. /etc/os-release && echo "${VERSION_CODENAME:-?}")"
+meta systemd_pkg "$(dpkg-query -W -f='${Version}' systemd 2> /dev/null || echo -)"
 meta nproc "$NPROC"
 meta mount "$(cg_mount)"
 echo "cgroup2 mount: $(cg_mount)"

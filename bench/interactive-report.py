@@ -1,8 +1,14 @@
 #!/usr/bin/env python3
 """The report of bench/interactive (--kind host) and bench/vm-interactive (--kind vm):
-RUNS/<config>.<round>/{probe,job,usage} -> one markdown table on stdout, and OUT/PREFIX-latency.png
-(CDF of the probe's lateness per configuration) and OUT/PREFIX-cpu.png (stacked CPU shares), PREFIX
-interactive or interactive-vm. Every claim is a ratio between figures of this run."""
+RUNS/<config>.<round>/{probe,wake.probe,job,usage} -> markdown tables on stdout, and
+OUT/PREFIX-latency.png (CDF of the CPU-bound light user's probe lateness per configuration),
+OUT/PREFIX-wake-latency.png (the same for the wake-only user) and OUT/PREFIX-cpu.png (stacked CPU
+shares), PREFIX (--prefix) by default interactive or interactive-vm. Every claim is a ratio between
+figures of this run.
+
+Run dirs written before the wake-only user (csi-wake, issue #23 item 6) have no wake.probe and no
+wake= in usage: they are read as before, the wake-only columns show "–" and no wake picture is
+drawn."""
 import argparse
 import glob
 import os
@@ -25,10 +31,18 @@ ap.add_argument("--host-others", nargs="*", type=float, default=[],
 ap.add_argument("--host-ncpu", type=int, default=0)
 ap.add_argument("--job-kib", type=int, default=4096)
 ap.add_argument("--skipped", default="", help="KEY=one-line reason;... for configurations not run")
+ap.add_argument("--prefix", default=None, help="the pictures' file name prefix (default interactive[-vm])")
+ap.add_argument("--suite", default="", help="vm: the guest's Debian suite, for the header")
 o = ap.parse_args()
 VM = o.kind == "vm"
-PREFIX = "interactive-vm" if VM else "interactive"
+PREFIX = o.prefix or ("interactive-vm" if VM else "interactive")
 SKIPPED = dict(x.split("=", 1) for x in o.skipped.split(";") if "=" in x)
+# vm: configurations the guest could not run in its state (skipped.CONFIG=reason in facts.<round>)
+for f in o.facts:
+    for line in open(f):
+        k, _, v = line.strip().partition("=")
+        if k.startswith("skipped.") and v:
+            SKIPPED.setdefault(k[len("skipped."):], f"{v} ({os.path.basename(f)})")
 
 WSHARE = o.w_light / (o.w_light + o.w_heavy)
 SH_L, SH_H = o.w_light * 1024 // 100, o.w_heavy * 1024 // 100  # what the module writes on v1
@@ -36,7 +50,7 @@ if VM:
     CONFIGS = [  # key, label, fair share of the light user (None: no heavy user), how it is placed
         ("idle-probe", "idle: the probe alone", None, "pam_systemd session, no other load"),
         ("idle", "idle: light user alone (reference)", None, "pam_systemd session, no heavy user"),
-        ("flat", "no per-user cgroups, autogroup off", 0.5, "pam_permit; both users in one cgroup `/csi-flat`"),
+        ("flat", "no per-user cgroups, autogroup off", 0.5, "pam_permit; all users in one cgroup `/csi-flat`"),
         ("autogroup", "kernel autogroup", 0.5, "pam_permit; `/csi-ag` (root task group), a session (setsid) per user"),
         ("sd-default", "systemd's defaults (logind's user slices as shipped)", 0.5,
          "pam_systemd: `user-UID.slice/session-N.scope`, no CPU settings, autogroup as booted"),
@@ -44,36 +58,36 @@ if VM:
         ("cgfs", "pam_cgfs", 0.5, ""),
         ("cs-eq", "**pam_cpuslice**, equal weights", 0.5, "pam_systemd + pam_cpuslice (systemd backend), `* CPUWeight=100`"),
         ("cs-w", "**pam_cpuslice**, light user weighted", WSHARE,
-         f"the same, light CPUWeight={o.w_light}, heavy {o.w_heavy}"),
+         f"the same, light and wake-only CPUWeight={o.w_light}, heavy {o.w_heavy}"),
     ]
 else:
     CONFIGS = [
         ("idle-probe", "idle: the probe alone", None, "pam_cpuslice session, no other load"),
         ("idle", "idle: light user alone (reference)", None, "pam_cpuslice session, no heavy user"),
-        ("flat", "no per-user cgroups, autogroup off", 0.5, "both users in one cpu cgroup `PARENT/flat`"),
+        ("flat", "no per-user cgroups, autogroup off", 0.5, "all users in one cpu cgroup `PARENT/flat`"),
         ("autogroup", "kernel autogroup", 0.5, "root cpu cgroup, a session (setsid) per user"),
         ("cgroup", "pam_cgroup", 0.5, "cgrules template `cg/%u`, equal cpu.shares"),
         ("cgfs", "pam_cgfs", 0.5, "`-c cpu,cpuacct`: `/user/USER/N`, equal cpu.shares"),
-        ("hw-eq", "hand-written cgroups 1024:1024", 0.5, "pam_permit; `PARENT/hw-eq/{light,heavy}`, cpu.shares 1024 each"),
+        ("hw-eq", "hand-written cgroups 1024:1024", 0.5, "pam_permit; `PARENT/hw-eq/{light,heavy,wake}`, cpu.shares 1024 each"),
         ("hw-deep", "hand-written cgroups 1024:1024, pam_cpuslice's depth", 0.5,
-         "pam_permit; `PARENT/hw-deep/user.slice/user-{light,heavy}.slice/s.scope`, cpu.shares 1024 each"),
+         "pam_permit; `PARENT/hw-deep/user.slice/user-{light,heavy,wake}.slice/s.scope`, cpu.shares 1024 each"),
         ("hw-root", "hand-written cgroups 1024:1024 at the cpu root", 0.5,
-         "pam_permit; `/csi-root-{light,heavy}`: the users, and their tasks, at depth 1"),
+         "pam_permit; `/csi-root-{light,heavy,wake}`: the users, and their tasks, at depth 1"),
         ("hw-sd", "hand-written cgroups 1024:1024, pam_cpuslice's tree at parent=/", 0.5,
-         "pam_permit; `/csi-user.slice/user-{light,heavy}.slice/s.scope`: depth 2 (not in the default run)"),
+         "pam_permit; `/csi-user.slice/user-{light,heavy,wake}.slice/s.scope`: depth 2 (not in the default run)"),
         ("cs-eq", "**pam_cpuslice**, equal weights", 0.5, "`* CPUWeight=100`"),
         ("hw-w", f"hand-written cgroups {SH_L}:{SH_H}", WSHARE,
-         f"pam_permit; `PARENT/hw-w/{{light,heavy}}`, cpu.shares {SH_L} and {SH_H}"),
+         f"pam_permit; `PARENT/hw-w/{{light,heavy,wake}}`, cpu.shares {SH_L}, {SH_H} and {SH_L}"),
         ("cs-w", "**pam_cpuslice**, light user weighted", WSHARE,
-         f"light CPUWeight={o.w_light}, heavy {o.w_heavy}"),
+         f"light and wake-only CPUWeight={o.w_light}, heavy {o.w_heavy}"),
         ("cs-root", "**pam_cpuslice** `slice_root=/`, equal weights", 0.5,
          "`* CPUWeight=100`; `/user-UID.slice/session-N.scope`: the users compete at depth 1"),
         ("cs-root-w", "**pam_cpuslice** `slice_root=/`, light user weighted", WSHARE,
-         f"light CPUWeight={o.w_light}, heavy {o.w_heavy}; `/user-UID.slice/session-N.scope`"),
+         f"light and wake-only CPUWeight={o.w_light}, heavy {o.w_heavy}; `/user-UID.slice/session-N.scope`"),
         ("hw-min", "hand-written cgroups 1024:2", 1.0,
-         "pam_permit; `PARENT/hw-min/{light,heavy}`, the heavy user at v1's smallest cpu.shares (2), no cpu.idle"),
+         "pam_permit; `PARENT/hw-min/{light,heavy,wake}`, the heavy user at v1's smallest cpu.shares (2), no cpu.idle"),
         ("cs-idle", "**pam_cpuslice**, heavy user idle", 1.0,
-         "`csi-heavy CPUWeight=idle` (cpu.idle 1): the light user may have all it asks for"),
+         "`csi-heavy CPUWeight=idle` (cpu.idle 1): the light users may have all they ask for"),
     ]
 LABEL = {k: l.replace("**", "") for k, l, _, _ in CONFIGS}
 
@@ -104,6 +118,8 @@ for key, label, fair, how in CONFIGS:
         continue
     lat, jobs, light, heavy, win, builds, cgs, ags, ctl = [], [], 0, 0, 0, 0, set(), set(), set()
     p99s = []  # each window's own p99: how far one window's tail is from the next
+    # the wake-only user (csi-wake): its probe, CPU time, placement; none in run dirs made before it
+    wlat, wp99s, wake, wcgs, wags, wleads = [], [], 0, set(), set(), []
     for d in dirs:
         wl = [float(x) for x in open(os.path.join(d, "probe")).read().split()]
         lat += wl
@@ -112,13 +128,25 @@ for key, label, fair, how in CONFIGS:
         t0, t1 = int(u["t0"]), int(u["t1"])
         light += int(u["light"])
         heavy += int(u["heavy"])
+        wake += int(u.get("wake", 0))
         win += (t1 - t0) / 1000
         builds += int(u["builds"])
-        others.append(max(0, int(u["host"]) - int(u["light"]) - int(u["heavy"])) / ((t1 - t0) / 1000))
+        others.append(max(0, int(u["host"]) - int(u["light"]) - int(u["heavy"]) - int(u.get("wake", 0)))
+                      / ((t1 - t0) / 1000))
         cgs.add((u["cg_light"], u["cg_heavy"]))
         ags.add((u["ag_light"], u["ag_heavy"]))
         if "cpu_root" in u:  # vm: who splits the CPU in this window
-            ctl.add((u["cpu_root"], u["cpu_user_slice"], u["weight_light"], u["weight_heavy"], u["autogroup"]))
+            ctl.add((u["cpu_root"], u["cpu_user_slice"], u["weight_light"], u["weight_heavy"], u["autogroup"],
+                     u.get("weight_wake", "-")))
+        wp = os.path.join(d, "wake.probe")
+        if os.path.exists(wp):
+            ww = [float(x) for x in open(wp).read().split()]
+            wlat += ww
+            wp99s.append(pct(ww, 99))
+            wcgs.add(u.get("cg_wake", "?"))
+            wags.add(u.get("ag_wake", "?"))
+            if "wake_lead" in u:
+                wleads.append(int(u["wake_lead"]))
         if os.path.exists(os.path.join(d, "job")):
             for line in open(os.path.join(d, "job")):
                 a, b = map(int, line.split())
@@ -129,7 +157,10 @@ for key, label, fair, how in CONFIGS:
                   share=light / (light + heavy) if light + heavy else float("nan"),
                   cpus_light=light / win, cpus_heavy=heavy / win,
                   job=statistics.median(jobs) if jobs else float("nan"), njobs=len(jobs),
-                  builds=builds / win * 1e6, cgs=cgs, ags=ags, ctl=ctl, p99s=p99s)
+                  builds=builds / win * 1e6, cgs=cgs, ags=ags, ctl=ctl, p99s=p99s,
+                  wlat=wlat, wp50=pct(wlat, 50), wp99=pct(wlat, 99), wp999=pct(wlat, 99.9), wn=len(wlat),
+                  wp99s=wp99s, cpus_wake=wake / win if wlat else float("nan"), wcgs=wcgs, wags=wags,
+                  wlead=max(wleads) if wleads else None)
 
 OTHERS = max(others) if others else 0.0
 OTHERS_MEAN = sum(others) / len(others) if others else 0.0
@@ -142,8 +173,24 @@ NAN = float("nan")
 for key, label, fair, how in CONFIGS:  # a development run may leave configurations out
     R.setdefault(key, dict(label=label, fair=fair, how=how, lat=[], p50=NAN, p99=NAN, p999=NAN, n=0, light=0,
                            heavy=0, win=1, share=NAN, cpus_light=NAN, cpus_heavy=NAN, job=NAN, njobs=0,
-                           builds=NAN, cgs={("-", "-")}, ags={("-", "-")}, ctl=set(), p99s=[], missing=True))
+                           builds=NAN, cgs={("-", "-")}, ags={("-", "-")}, ctl=set(), p99s=[], missing=True,
+                           wlat=[], wp50=NAN, wp99=NAN, wp999=NAN, wn=0, wp99s=[], cpus_wake=NAN, wcgs=set(),
+                           wags=set(), wlead=None))
 idle = R["idle"]
+# the idle machine's wake-up latency: the light user's probe alone (idle-probe; since the wake-only
+# user, with the wake-only user's probe beside it, which takes no CPU either). Both users' p99 are
+# read against it in the wake-up table and the wake-only goal rows.
+IP = R["idle-probe"]["p99"]
+WAKE = any(R[k]["wn"] for k, _, _, _ in CONFIGS)  # run dirs made before the wake-only user: none
+
+
+def how_text(how):  # "placed by", without the wake-only user for run dirs made before it
+    if WAKE:
+        return how
+    return (how.replace(" and wake-only", "").replace(",wake}", "}")
+            .replace(f"cpu.shares {SH_L}, {SH_H} and {SH_L}", f"cpu.shares {SH_L} and {SH_H}")
+            .replace("all users in one", "both users in one")
+            .replace("the light users may have all they ask", "the light user may have all it asks"))
 
 
 def us(x):
@@ -168,13 +215,19 @@ mode = "quick" if o.quick else "full"
 nrounds = max((len(glob.glob(os.path.join(o.runs, k + '.*'))) for k, _, _, _ in CONFIGS), default=0)
 # what both headers say alike: the light user's load, the window, the other load in the machine
 LIGHT = (f"Light user: 10 ms wake-up probe + 1 CPU-bound thread + gzip -6 of {o.job_kib // 1024} MiB back to "
-         f"back.")
+         f"back." + (" Wake-only user (an editor or a shell): the same probe alone, no CPU-bound thread, no job, "
+                     "in a session of its own, placed and weighted like the light user." if WAKE else
+                     " (No wake-only user: these run dirs were made before it.)"))
 WINDOW = f"{o.warm:g} s warm-up + {o.dur:g} s measured"
 REST = f"used {OTHERS_MEAN:.2f} CPUs on average during the windows (at most {OTHERS:.2f})."
 if VM:
     facts = " ".join(open(f).read().split("\n")[0] for f in sorted(o.facts)[:1])
     fk = dict(t.partition("=")[::2] for t in facts.split() if "=" in t)
-    p(f"systemd-v2 VM (`bench/vm-interactive`, {mode}): systemd {fk.get('systemd', '?')}, kernel {o.kernel}, "
+    suite = o.suite or fk.get("suite", "")
+    sdpkg = fk.get("systemd_pkg", "")
+    p(f"systemd-v2 VM{', Debian ' + suite if suite else ''} (`bench/vm-interactive"
+      f"{' --suite ' + o.suite if o.suite else ''}`, {mode}): **systemd {fk.get('systemd', '?')}**"
+      f"{' (' + sdpkg + ')' if sdpkg and sdpkg != '-' else ''}, kernel {o.kernel}, "
       f"pure cgroup v2, {o.ncpu} vCPUs under TCG on a {o.host_ncpu}-CPU host. Host load average {o.load_start} "
       f"at start, {o.load_end} at end; the rest of the host (its busy time minus the VM's cgroup) used "
       f"{HOST_OTHERS:.2f} CPUs on average over the boots. {nrounds} boot(s), one round each (pam_cpuslice's "
@@ -205,8 +258,8 @@ elif BUSY:
       f"{o.load_start.split()[0]} at the start, above 0.5 × {ncpu} CPUs. Every figure below is **not "
       f"meaningful**; it is kept only to show the run worked. No verdict is drawn.")
     p("")
-p("| configuration | placed by | probe p50 | p99 | p99 of each window (min–max) | p99.9 | p99 ÷ idle "
-  "| light user's CPU share (of both users') | ÷ fair share | light CPUs / heavy CPUs | job (median) | job ÷ idle "
+p("| configuration | placed by | light user's probe p50 | p99 | p99 of each window (min–max) | p99.9 | p99 ÷ idle "
+  "| light user's CPU share (of light + heavy) | ÷ fair share | light CPUs / heavy CPUs | job (median) | job ÷ idle "
   "| heavy builds/s |")
 p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 for key, label, fair, how in CONFIGS:
@@ -224,7 +277,7 @@ for key, label, fair, how in CONFIGS:
     job_r = "–" if key in ("idle-probe", "idle") else ratio(r["job"] / idle["job"])
     builds = "–" if fair is None else f"{r['builds']:.1f}"
     spread = f"{us(min(r['p99s']))} – {us(max(r['p99s']))}" if len(r["p99s"]) > 1 else "–"
-    p(f"| {label}{nm} | {how} | {us(r['p50'])} | {us(r['p99'])} | {spread} | {us(r['p999'])} | "
+    p(f"| {label}{nm} | {how_text(how)} | {us(r['p50'])} | {us(r['p99'])} | {spread} | {us(r['p999'])} | "
       f"{ratio(r['p99'] / idle['p99'])} | {share} | {vs_fair} | {cpus} | {job} | {job_r} | {builds} |")
 p("")
 n = R["cs-eq"]["n"]
@@ -239,12 +292,50 @@ p(f"Probe samples per configuration: {n} (p99.9 rests on the {max(1, round(n / 1
   + (f"; autogroup: light `{sorted(R['autogroup']['ags'])[0][0]}`, heavy `{sorted(R['autogroup']['ags'])[0][1]}`"
      if not R["autogroup"].get("missing") else "") + ".")
 p("")
+
+# --- both light users' wake-ups: the CPU-bound one and the wake-only one ---------------------------
+p("Wake-ups of both light users, each against the idle machine's: the probe alone (*idle: the probe alone*, "
+  f"p99 {us(IP)}, measured in this run). The CPU-bound light user competes like a hog for its thread and job; "
+  "the wake-only user (an editor or a shell) only wakes up.")
+p("")
+p("| configuration | light user (CPU-bound): p50 | p99 | p99 ÷ idle probe | wake-only user: p50 | p99 "
+  "| p99 of each window (min–max) | p99.9 | p99 ÷ idle probe | wake-only user's CPUs |")
+p("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+for key, label, fair, how in CONFIGS:
+    if key in SKIPPED:
+        p(f"| {label} | " + " | ".join(["–"] * 9) + " |")
+        continue
+    if R[key].get("missing"):
+        continue
+    r = R[key]
+    nm = " (not meaningful)" if BUSY else ""
+    wspread = f"{us(min(r['wp99s']))} – {us(max(r['wp99s']))}" if len(r["wp99s"]) > 1 else "–"
+    wcpu = f"{r['cpus_wake']:.3f}" if r["wn"] else "–"
+    p(f"| {label}{nm} | {us(r['p50'])} | {us(r['p99'])} | {ratio(r['p99'] / IP)} | {us(r['wp50'])} | "
+      f"{us(r['wp99'])} | {wspread} | {us(r['wp999'])} | {ratio(r['wp99'] / IP)} | {wcpu} |")
+p("")
+if WAKE:
+    leads = [R[k]["wlead"] for k, _, _, _ in CONFIGS if R[k]["wlead"] is not None]
+    lead = (f" Its probe starts before the light user's session opens: by at most {max(leads) / 1e6:.2f} s here, "
+            f"inside its {o.warm:g} s warm-up" + ("" if max(leads) < o.warm * 1e6 else
+                                                  ": **longer than the warm-up, so its first samples came before "
+                                                  "the light user's load started**") + "." if leads else "")
+    p(f"Wake-only user's probe samples per configuration: {R['cs-eq']['wn']}; its CPU time is its own cgroup2 "
+      f"`usage_usec`, not in the light user's share above.{lead} Its placement, checked in every window like the "
+      f"light user's: " + "; ".join(
+          f"{LABEL[k]}: `{'' if VM else 'cpu:'}{sorted(R[k]['wcgs'])[0]}`" for k, _, _, _ in CONFIGS
+          if k != "autogroup" and R[k]["wcgs"])
+      + (f"; autogroup: `{sorted(R['autogroup']['wags'])[0]}`" if R["autogroup"]["wags"] else "") + ".")
+else:
+    p("**These run dirs have no wake-only user** (they were made before it, issue #23 item 6): its columns are "
+      "empty.")
+p("")
 if VM:
     # who splits the CPU: the cpu controller in / and user.slice, the slices' cpu.weight, autogroup
     p("Who splits the CPU in each window (read in the window: `cpu` in the `cgroup.subtree_control` of `/` and "
       "of `user.slice`, the users' `user-UID.slice/cpu.weight`, `sched_autogroup_enabled`):")
     p("")
-    p("| configuration | cpu in `/` | cpu in `user.slice` | cpu.weight light / heavy | autogroup |")
+    p("| configuration | cpu in `/` | cpu in `user.slice` | cpu.weight light / heavy / wake-only | autogroup |")
     p("| --- | --- | --- | --- | --- |")
     for key, label, fair, how in CONFIGS:
         if R[key].get("missing") or not R[key]["ctl"]:
@@ -253,7 +344,8 @@ if VM:
         yn = lambda v: "yes" if v == "cpu" else "no"
         p(f"| {LABEL[key]} | {' / '.join(sorted({yn(c[0]) for c in rows}))} | "
           f"{' / '.join(sorted({yn(c[1]) for c in rows}))} | "
-          f"{' / '.join(sorted({c[2] + ' / ' + c[3] for c in rows}))} | {' / '.join(sorted({c[4] for c in rows}))} |")
+          f"{', '.join(sorted({c[2] + ' / ' + c[3] + ' / ' + c[5] for c in rows}))} | "
+          f"{' / '.join(sorted({c[4] for c in rows}))} |")
     p("")
     for f in sorted(o.facts):
         p(f"{'Peer modules tried after the windows' if os.path.basename(f).startswith('peers') else 'Boot facts'} "
@@ -281,6 +373,9 @@ for key, name, refkey, refnote in GOALS:
     pa = R["idle-probe"]
     p(f"| pam_cpuslice ({name}): the same ÷ the probe alone on an idle machine (context) | "
       f"{ratio(r['p99'] / pa['p99'])} ({us(r['p99'])} / {us(pa['p99'])}) | | |")
+    if r["wn"]:
+        p(f"| pam_cpuslice ({name}): wake-only user's p99 wake-up latency ÷ the probe alone on an idle machine | "
+          f"{ratio(r['wp99'] / IP)} ({us(r['wp99'])} / {us(IP)}) | ≤ 2× | {verdict(r['wp99'] <= 2 * IP)} |")
     dev = abs(r["share"] / r["fair"] - 1)
     p(f"| pam_cpuslice ({name}): light user's CPU share against its fair share | {r['share'] * 100:.1f} % / "
       f"{r['fair'] * 100:.0f} % ({dev * 100:.1f} % off) | within 5 % | {verdict(dev <= 0.05)} |")
@@ -292,8 +387,9 @@ p("")
 p("pam_cpuslice (equal weights) against each alternative — ratios > 1× mean pam_cpuslice does better:")
 p("")
 p("| alternative | p99: alternative ÷ pam_cpuslice | p99.9: alternative ÷ pam_cpuslice | light share: "
-  "pam_cpuslice ÷ alternative | job time: alternative ÷ pam_cpuslice | latency | CPU split | as good? |")
-p("| --- | ---: | ---: | ---: | ---: | --- | --- | --- |")
+  "pam_cpuslice ÷ alternative | job time: alternative ÷ pam_cpuslice | wake-only user's p99: alternative ÷ "
+  "pam_cpuslice | latency | CPU split | as good? |")
+p("| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |")
 
 
 def cmp_lat(r):  # the alternative's p99 against pam_cpuslice's: 1.25x either way is "the same"
@@ -314,7 +410,7 @@ as_good = []
 ALTS = [k for k, _, f, _ in CONFIGS if f == 0.5 and not k.startswith("cs-")]
 for key in ALTS:
     if key in SKIPPED:
-        p(f"| {LABEL[key]} | – | – | – | – | not run | not run | – |")
+        p(f"| {LABEL[key]} | – | – | – | – | – | not run | not run | – |")
         continue
     if R[key].get("missing"):
         continue
@@ -328,13 +424,15 @@ for key in ALTS:
         as_good.append((key, "same" if same else lat, "same" if same else split))
     nm = "not meaningful"
     p(f"| {LABEL[key]} | {ratio(r['p99'] / eq['p99'])} | {ratio(r['p999'] / eq['p999'])} | "
-      f"{ratio(eq['share'] / r['share'])} | {ratio(r['job'] / eq['job'])} | {nm if BUSY else lat} | "
+      f"{ratio(eq['share'] / r['share'])} | {ratio(r['job'] / eq['job'])} | {ratio(r['wp99'] / eq['wp99'])} | "
+      f"{nm if BUSY else lat} | "
       f"{nm if BUSY else split} | {nm if BUSY else ('**yes**' + (', the same kernel state' if same else '') if good else 'no')} |")
 p("")
-p("*latency*: the alternative's p99 against pam_cpuslice's (within 1.25× either way: same); *CPU split*: its "
+p("*latency*: the alternative's p99 (the CPU-bound light user's) against pam_cpuslice's (within 1.25× either way: "
+  "same; the wake-only user's column is context, not judged); *CPU split*: its "
   "light user's distance from the fair share (50 %) against pam_cpuslice's (within 5 % of the fair share: same); "
   "*as good*: worse on neither" + ("; or, in the VM, a window whose kernel state is pam_cpuslice's own (the cpu "
-  "controller in the same places, the same `cpu.weight` on both slices, the same autogroup setting): then the two "
+  "controller in the same places, the same `cpu.weight` on the users' slices, the same autogroup setting): then the two "
   "rows differ only by this run's noise, and that difference measures the noise." if VM else ".") )
 p("")
 if "hw-w" in R and not R["hw-w"].get("missing"):
@@ -373,6 +471,8 @@ else:
         p("None of the alternatives is as good as pam_cpuslice with equal weights in this run.")
     p("")
 p(f"![wake-up latency CDF per configuration]({PREFIX}-latency.png)")
+if WAKE:
+    p(f"![the wake-only user's wake-up latency CDF per configuration]({PREFIX}-wake-latency.png)")
 p(f"![CPU share per configuration]({PREFIX}-cpu.png)")
 print("\n".join(out))
 
@@ -383,7 +483,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 tag = "  — NOT MEANINGFUL (machine busy)" if BUSY else ""
-sub = (f"systemd-v2 VM, {o.ncpu} vCPUs (TCG): host load {o.load_start.split()[0]} → {o.load_end.split()[0]}, "
+sub = (f"systemd-v2 VM{' (' + suite + ')' if suite else ''}, {o.ncpu} vCPUs (TCG): host load {o.load_start.split()[0]} → {o.load_end.split()[0]}, "
        f"rest of the host {HOST_OTHERS:.2f} CPUs, rest of the guest {OTHERS_MEAN:.2f} CPUs, {mode} run" if VM else
        f"load {o.load_start.split()[0]} → {o.load_end.split()[0]}, rest of the host {OTHERS_MEAN:.2f} CPUs, "
        f"{o.ncpu} CPUs, {mode} run")
@@ -393,36 +493,42 @@ colors = {"idle-probe": "#bbbbbb", "idle": "#000000", "flat": "#d62728", "autogr
           "hw-root": "#aec7e8", "hw-sd": "#98df8a", "cs-root": "#393b79", "cs-root-w": "#006400",
           "cs-idle": "#9edae5", "hw-min": "#c49c94"}
 styles = {"idle-probe": ":", "idle": "--", "cs-eq": "-", "cs-w": "-", "hw-eq": "-.", "hw-w": "-.", "hw-deep": "-."}
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 6))
-for key, label, fair, how in CONFIGS:
-    if R[key].get("missing"):
-        continue
-    xs = sorted(max(x, 0.1) for x in R[key]["lat"])
-    nn = len(xs)
-    ys = [(i + 1) / nn for i in range(nn)]
-    lw = 2.2 if key.startswith("cs-") else 1.4
-    lab = f"{LABEL[key]} (p99 {us(R[key]['p99'])})"
-    ax1.plot(xs, ys, styles.get(key, "-"), color=colors[key], lw=lw, label=lab)
-    ax2.plot(xs, [1 - y + 1 / nn for y in ys], styles.get(key, "-"), color=colors[key], lw=lw)
-for ax in (ax1, ax2):
-    ax.set_xscale("log")
-    ax.set_xlabel("wake-up lateness of a 10 ms sleep (µs, log)")
-    ax.grid(True, which="both", alpha=0.3)
-ax1.set_ylabel("fraction of wake-ups at most this late (CDF)")
-ax1.set_ylim(0, 1.01)
-ax2.set_yscale("log")
-ax2.set_ylabel("fraction of wake-ups later than this (log)")
-for q, lab in ((0.01, "p99"), (0.001, "p99.9")):
-    ax2.axhline(q, color="grey", lw=0.8, ls=":")
-    ax2.text(ax2.get_xlim()[0] if False else 0.02, q, lab, transform=ax2.get_yaxis_transform(),
-             va="bottom", fontsize=8, color="grey")
-ax1.set_title("Probe lateness, whole distribution")
-ax2.set_title("The tail")
-fig.legend(*ax1.get_legend_handles_labels(), fontsize=8.5, loc="lower center", ncol=3 if VM else 4, frameon=False)
-fig.suptitle(f"Light user's wake-up latency under a heavy user, per configuration{tag}\n{sub}", fontsize=11)
-fig.tight_layout(rect=(0, 0.14 if VM else 0.1, 1, 1))
-fig.savefig(os.path.join(o.out, f"{PREFIX}-latency.png"), dpi=110)
-plt.close(fig)
+def latency_png(field, p99key, who, fname):  # the CDF and the tail of one user's probe, per configuration
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 6))
+    for key, label, fair, how in CONFIGS:
+        if R[key].get("missing") or not R[key][field]:
+            continue
+        xs = sorted(max(x, 0.1) for x in R[key][field])
+        nn = len(xs)
+        ys = [(i + 1) / nn for i in range(nn)]
+        lw = 2.2 if key.startswith("cs-") else 1.4
+        lab = f"{LABEL[key]} (p99 {us(R[key][p99key])})"
+        ax1.plot(xs, ys, styles.get(key, "-"), color=colors[key], lw=lw, label=lab)
+        ax2.plot(xs, [1 - y + 1 / nn for y in ys], styles.get(key, "-"), color=colors[key], lw=lw)
+    for ax in (ax1, ax2):
+        ax.set_xscale("log")
+        ax.set_xlabel("wake-up lateness of a 10 ms sleep (µs, log)")
+        ax.grid(True, which="both", alpha=0.3)
+    ax1.set_ylabel("fraction of wake-ups at most this late (CDF)")
+    ax1.set_ylim(0, 1.01)
+    ax2.set_yscale("log")
+    ax2.set_ylabel("fraction of wake-ups later than this (log)")
+    for q, lab in ((0.01, "p99"), (0.001, "p99.9")):
+        ax2.axhline(q, color="grey", lw=0.8, ls=":")
+        ax2.text(0.02, q, lab, transform=ax2.get_yaxis_transform(), va="bottom", fontsize=8, color="grey")
+    ax1.set_title("Probe lateness, whole distribution")
+    ax2.set_title("The tail")
+    fig.legend(*ax1.get_legend_handles_labels(), fontsize=8.5, loc="lower center", ncol=3 if VM else 4, frameon=False)
+    fig.suptitle(f"{who} under a heavy user, per configuration{tag}\n{sub}", fontsize=11)
+    fig.tight_layout(rect=(0, 0.14 if VM else 0.1, 1, 1))
+    fig.savefig(os.path.join(o.out, fname), dpi=110)
+    plt.close(fig)
+
+
+latency_png("lat", "p99", "Light user's wake-up latency (probe + CPU-bound thread + job)", f"{PREFIX}-latency.png")
+if WAKE:
+    latency_png("wlat", "wp99", "Wake-only user's wake-up latency (the probe alone, nothing CPU-bound)",
+                f"{PREFIX}-wake-latency.png")
 
 keys = [k for k, _, f, _ in CONFIGS if f is not None and not R[k].get("missing")]
 fig, ax = plt.subplots(figsize=(12, 5.8))

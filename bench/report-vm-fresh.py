@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""bench/report-vm-fresh.py DIR --envs ENV...: bench/vm-fresh's report as markdown.
+"""bench/report-vm-fresh.py DIR [--suite SUITE] --envs ENV...: bench/vm-fresh's report as markdown.
 
 Reads DIR/ENV/raw/ENV-PHASE-KIND (one line of name=µs fields per login, bench/fresh-login),
 DIR/ENV/raw/ENV-meta (the guest's loads and mounts) and DIR/ENV/host-meta. Every figure is a
@@ -83,14 +83,26 @@ class Env:
             return "the guest's load was %s when it started (above half its %d CPUs)" % (start, self.nproc)
         return None
 
+    def systemd(self):
+        """the guest's systemd: the running one's version line (systemd-v2), else the installed package's"""
+        pkg = self.meta.get("systemd_pkg", "")
+        if "systemd" in self.meta:
+            line = self.meta["systemd"]  # "systemd 257 (257.9-1~deb13u1)"
+            return "**%s**" % line if pkg in ("", "-") or pkg in line else "**%s** (package %s)" % (line, pkg)
+        if pkg and pkg != "-":
+            return "systemd package %s installed, not PID 1" % pkg
+        return None
+
     def header(self):
         h = self.host
+        suite = self.meta.get("suite") or h.get("host.suite")
+        sd = self.systemd()
         return ("Host: load %s at the start, %s at the end, the rest of the host used %s CPUs on average during the "
-                "%s s VM run (%s CPUs, kernel %s, %s, TCG). Guest: kernel %s, %d vCPUs%s; cgroup2 mount `%s`." % (
+                "%s s VM run (%s CPUs, kernel %s, %s, TCG). Guest: %skernel %s, %d vCPUs%s; cgroup2 mount `%s`." % (
                     h.get("host.load_start"), h.get("host.load_end"), "%.2f" % max(0.0, float(h.get("host.other_cpus", "0"))), h.get("host.vm_secs"),
-                    h.get("host.nproc"), h.get("host.kernel"), h.get("host.qemu"), self.meta.get("kernel"),
-                    self.nproc, ", " + self.meta["systemd"] if "systemd" in self.meta else "",
-                    self.meta.get("mount")))
+                    h.get("host.nproc"), h.get("host.kernel"), h.get("host.qemu"),
+                    "Debian %s, " % suite if suite else "", self.meta.get("kernel"),
+                    self.nproc, ", " + sd if sd else "", self.meta.get("mount")))
 
 
 def login_table(e, phase, kinds):
@@ -180,15 +192,21 @@ def main():
     ap.add_argument("--envs", nargs="+", required=True)
     ap.add_argument("--gap")
     ap.add_argument("--hold-ms")
+    ap.add_argument("--suite", default="", help="the guests' Debian suite (bench/vm-fresh --suite), for the title")
     a = ap.parse_args()
-    out = ["## Fresh logins in the VMs (bench/vm-fresh)", "",
+    envs = [Env(a.dir, name) for name in a.envs]
+    suite = a.suite or next((e.meta.get("suite") for e in envs if e.meta.get("suite")), "")
+    sds = sorted({e.meta["systemd"] for e in envs if "systemd" in e.meta})
+    out = ["## Fresh logins in the VMs (bench/vm-fresh%s)%s" % (
+               " --suite " + a.suite if a.suite else "",
+               ": Debian %s%s" % (suite, ", " + ", ".join(sds) if sds else "") if suite else ""), "",
            "Each login a new process (bench/fresh-login: pam_start … pam_end), %s s after the one before, the "
            "session held %s ms, kinds interleaved round by round. QEMU without KVM (TCG): absolute times are "
            "several times a real machine's; only the differences and ratios within one table count." % (
                a.gap, a.hold_ms)]
-    for name in a.envs:
-        e = Env(a.dir, name)
-        out += ["", "## %s" % name, "", e.header()]
+    for e in envs:
+        name = e.env
+        out += ["", "## %s%s" % (name, " (%s)" % suite if suite else ""), "", e.header()]
         failed = sorted(k for k in e.meta if k.startswith("failed."))
         if failed:
             out += ["", "**Failed logins** (their rows are missing): " +

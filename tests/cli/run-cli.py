@@ -628,6 +628,34 @@ def case_set():
         t.cleanup()
 
 
+def case_unset_nothing():
+    """#28: an unset with nothing to take out changes nothing: no directory, drop-in or lock file is
+    made (slicectl(1), FILES: the lock file goes with the drop-in), and neither does a failed set"""
+    t = standard_tree("legacy")
+    try:
+        lock = os.path.join(t.confdir, ".50-slicectl.conf.lock")
+        before = snapshot(t.root)
+        p = run(t, "--runtime", "unset", "alice")
+        check(p.stdout == "" and p.stderr == "slicectl: warning: %s/50-slicectl.conf does not exist: nothing to "
+              "unset for alice; nothing changed\n" % t.rundir, "runtime unset, no drop-in: %r %r" % (p.stdout, p.stderr))
+        check(not os.path.exists(t.rundir), "a no-op unset made the runtime directory")
+        p = run(t, "unset", "alice", "CPUQuota")
+        check("does not exist: nothing to unset for alice" in p.stderr, p.stderr)
+        one_line_error(run(t, "set", "alice", "CPUWeight=0", rc=1), "bad CPUWeight= value '0'")
+        check(snapshot(t.root) == before, "no-op unsets and a failed set changed the tree")
+
+        run(t, "set", "alice", "CPUWeight=800")
+        check(sorted(os.listdir(t.confdir)) == [".50-slicectl.conf.lock", "50-slicectl.conf"], os.listdir(t.confdir))
+        # the drop-in stays, and its lock file with it
+        p = run(t, "unset", "bob")
+        check("sets nothing of that for bob; nothing changed" in p.stderr and p.stdout == "", p.stderr)
+        check(os.path.exists(lock), "the lock file of a drop-in that stays")
+        run(t, "unset", "alice")
+        check(os.listdir(t.confdir) == [], "the last unset leaves nothing: %r" % os.listdir(t.confdir))
+    finally:
+        t.cleanup()
+
+
 def case_set_unified():
     t = standard_tree("unified")
     try:

@@ -301,8 +301,33 @@ static int print_json_with_skipped(struct libscols_table *t, size_t n_skipped) {
         return 0;
 }
 
+/* libsmartcols (2.38) prints nothing at all for a table without lines, and an empty list that
+ * prints nothing reads as a command that did not run. The header alone, as libsmartcols lays it
+ * out: the first line of the table with one line of empty cells. */
+static int print_header_only(struct libscols_table *t) {
+        _cleanup_free_ char *doc = NULL;
+
+        if (!scols_table_new_line(t, NULL) || scols_print_table_to_string(t, &doc) < 0 || !doc)
+                return log_error(-ENOMEM, "out of memory");
+        if (printf("%.*s\n", (int) strcspn(doc, "\n"), doc) < 0)
+                return log_error(-EIO, "cannot write the table");
+        return 0;
+}
+
+/* As systemctl and loginctl close their tables; the skipped ones were named on stderr */
+static int print_legend(const Rows *rows) {
+        int k = printf("\n%zu user slice%s listed", rows->n, rows->n == 1 ? "" : "s");
+
+        if (k >= 0 && rows->n_skipped > 0)
+                k = printf("; %zu skipped (see the warnings)", rows->n_skipped);
+        if (k >= 0)
+                k = printf(".\n");
+        return k < 0 ? log_error(-EIO, "cannot write the table") : 0;
+}
+
 int rows_print(const TableControl *ctl, const Rows *rows) {
         _cleanup_(unref_table) struct libscols_table *t = scols_new_table();
+        int r;
 
         if (!t)
                 return log_error(-ENOMEM, "out of memory");
@@ -345,5 +370,9 @@ int rows_print(const TableControl *ctl, const Rows *rows) {
         }
         if (ctl->json)
                 return print_json_with_skipped(t, rows->n_skipped);
-        return scols_print_table(t) < 0 ? log_error(-EIO, "cannot write the table") : 0;
+        if (rows->n == 0)
+                r = ctl->noheadings ? 0 : print_header_only(t);
+        else
+                r = scols_print_table(t) < 0 ? log_error(-EIO, "cannot write the table") : 0;
+        return r < 0 || !ctl->legend ? r : print_legend(rows);
 }

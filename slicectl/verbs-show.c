@@ -29,6 +29,7 @@ static int table_setup(TableControl *ctl, SliceBackend *b) {
                 .json = arg_json,
                 .raw = arg_raw,
                 .noheadings = arg_noheadings,
+                .legend = !arg_json && !arg_raw && !arg_noheadings,
                 .output = arg_output,
                 .sort = arg_sort,
         };
@@ -140,6 +141,8 @@ int verb_top(int argc, char **argv) {
         interactive = !arg_batch && !arg_json && !arg_raw && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
         if (interactive && raw_terminal() < 0)
                 interactive = false;
+        if (interactive)
+                ctl.legend = false; /* the screen's first line has the count */
         for (unsigned i = 1;; i++) {
                 _cleanup_(rows_done) Rows rows = {};
 

@@ -341,7 +341,7 @@ def case_top():
     t = standard_tree("hybrid")
     try:
         p = run(t, "top", "--batch", "--iterations=2", "--delay=50ms", "-i", "10ms", "-o", "USER,UID")
-        table = "USER        UID\nalice      1001\nbob        1002\ndave       1500\n"
+        table = "USER        UID\nalice      1001\nbob        1002\ndave       1500\n\n3 user slices listed.\n"
         # each refresh starts with the time it was taken, as top -b
         stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4}\n"
         check(re.fullmatch(stamp + re.escape(table) + "\n" + stamp + re.escape(table), p.stdout) is not None,
@@ -1146,10 +1146,48 @@ def case_errors():
         check(p.stdout.startswith("slicectl "), "version")
         p = run(t, "--help")
         check("Usage: slicectl" in p.stdout, "help")
-        # no user.slice yet: an empty list, not an error
-        p = run(t, "list", "-i", "0")
-        check(p.stdout == "", "empty list prints nothing, as lsblk and findmnt: %r" % p.stdout)
-        check(slices_json(run(t, "list", "--json", "-i", "0")) == {}, "empty json")
+    finally:
+        t.cleanup()
+
+
+def case_no_slices():
+    """#28: no user slices is said, not silence: the header and a count, as systemctl closes its
+    tables; -n prints nothing, --json an empty array in the usual object; top and metrics too"""
+    for how in ("no user.slice", "an empty user.slice"):
+        t = Tree("hybrid")
+        try:
+            if how == "no user.slice":
+                shutil.rmtree(t.path("cpu", "user.slice"))
+            header = "USER UID SESSIONS WEIGHT QUOTA CPU% TIME THROTTLED THROTTLED-TIME PRESSURE\n"
+            p = run(t, "list", "-i", "0")
+            check(p.stdout == header + "\n0 user slices listed.\n" and p.stderr == "",
+                  "%s: list %r %r" % (how, p.stdout, p.stderr))
+            p = run(t, "list", "-i", "0", "-o", "USER,UID")
+            check(p.stdout == "USER UID\n\n0 user slices listed.\n", "%s: -o: %r" % (how, p.stdout))
+            check(run(t, "list", "-i", "0", "-n").stdout == "", "%s: -n prints nothing" % how)
+            check(run(t, "list", "-i", "0", "-n", "-r").stdout == "", "%s: -n -r prints nothing" % how)
+            # raw is for scripts: the header line (unless -n), no count
+            check(run(t, "list", "-i", "0", "-r").stdout == header, "%s: -r" % how)
+            p = run(t, "list", "--json", "-i", "0")
+            check(json.loads(p.stdout) == {"slices": [], "skipped": 0}, "%s: json %r" % (how, p.stdout))
+            check(slices_json(p) == {}, "%s: json keys" % how)
+            stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4}\n"
+            one = stamp + re.escape("USER UID\n\n0 user slices listed.\n")
+            p = run(t, "top", "-b", "-N", "2", "-d", "10ms", "-i", "0", "-o", "USER,UID")
+            check(re.fullmatch(one + "\n" + one, p.stdout) is not None, "%s: top -b: %r" % (how, p.stdout))
+            p = run(t, "top", "-b", "-N", "1", "-i", "0", "--json")
+            check(json.loads(p.stdout) == {"slices": [], "skipped": 0}, "%s: top --json %r" % (how, p.stdout))
+            p = run(t, "metrics")
+            check("\ncpuslice_slices 0\n" in p.stdout and "{" not in p.stdout and p.stderr == "",
+                  "%s: metrics, the host gauges and no slice samples: %r" % (how, p.stdout))
+        finally:
+            t.cleanup()
+    # one that is skipped: the count says so
+    t = Tree("hybrid")
+    try:
+        t.write("cpu/user.slice/user-1234.slice", "planted\n")
+        p = run(t, "list", "-i", "0", "-o", "UID")
+        check(p.stdout == "UID\n\n0 user slices listed; 1 skipped (see the warnings).\n", "skipped: %r" % p.stdout)
     finally:
         t.cleanup()
 

@@ -288,7 +288,8 @@ static void print_cpu_stat(const SliceInfo *info) {
         } else
                 printf("Throttled:  not available\n");
         if (info->pressure >= 0)
-                printf("Pressure:   some avg10=%.2f\n", info->pressure);
+                printf("Pressure:   %.2f %% of the last 10 s a task waited for a CPU (cpu.pressure some avg10)\n",
+                       info->pressure);
         else
                 printf("Pressure:   not available (no PSI here)\n");
 }

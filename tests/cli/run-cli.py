@@ -235,6 +235,21 @@ def case_list(layout):
         fields(got["dave"], {"throttled_percent": 90.0})
         p = run(t, "-H")
         check("pressure_some_avg10" in p.stdout and "CPU%" in p.stdout, "--list-columns")
+        # #28: the pressure is a percentage, and says so in the table; raw and JSON keep plain numbers
+        if psi:
+            p = run(t, "list", "-i", "0", "-o", "USER,PRESSURE%", "--sort=pressure")
+            check(p.stdout.splitlines()[:3] == ["USER     PRESSURE%", "alice       3.25 %", "dave        0.00 %"],
+                  "pressure in percent: %r" % p.stdout)
+            # the name from before the unit, and a unit left out, still select it
+            for name in ("PRESSURE", "pressure%", "pressure_some_avg10"):
+                p = run(t, "list", "-i", "0", "-r", "-n", "-o", "USER," + name, "--sort=" + name)
+                check(p.stdout == "alice 3.25\ndave 0.00\nbob -\n", "-o %s: %r" % (name, p.stdout))
+            check(run(t, "list", "-i", "0", "-r", "-n", "-o", "CPU").stdout == "0.00\n0.00\n0.00\n", "-o CPU")
+            p = run(t, "status", "alice")
+            check("\nPressure:   3.25 % of the last 10 s a task waited for a CPU (cpu.pressure some avg10)\n"
+                  in p.stdout, "status pressure: %s" % p.stdout)
+            doc = json.loads(run(t, "--json", "status", "alice").stdout)
+            check(doc["cpu"]["pressure_some_avg10"] == 3.25, "status --json pressure: %r" % doc["cpu"])
         one_line_error(run(t, "list", "--sort=bogus", rc=1), "unknown sort column 'bogus'")
         one_line_error(run(t, "list", "-o", "USER,NOPE", rc=1), "unknown column 'NOPE'")
     finally:
@@ -1158,7 +1173,7 @@ def case_no_slices():
         try:
             if how == "no user.slice":
                 shutil.rmtree(t.path("cpu", "user.slice"))
-            header = "USER UID SESSIONS WEIGHT QUOTA CPU% TIME THROTTLED THROTTLED-TIME PRESSURE\n"
+            header = "USER UID SESSIONS WEIGHT QUOTA CPU% TIME THROTTLED THROTTLED-TIME PRESSURE%\n"
             p = run(t, "list", "-i", "0")
             check(p.stdout == header + "\n0 user slices listed.\n" and p.stderr == "",
                   "%s: list %r %r" % (how, p.stdout, p.stderr))

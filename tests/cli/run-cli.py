@@ -1155,17 +1155,18 @@ def case_demo_report():
         shutil.rmtree(d, ignore_errors=True)
 
 
+def complete(*words):
+    """What the bash completion offers for the last word of `slicectl WORDS...`"""
+    script = os.path.join(HERE, "..", "..", "slicectl", "slicectl.bash-completion")
+    line = " ".join(("slicectl",) + words)
+    sh = ('source "$1"; COMP_WORDS=(%s); COMP_CWORD=%d; COMP_LINE=%s; COMP_POINT=${#COMP_LINE}; '
+          '_slicectl; printf "%%s\\n" "${COMPREPLY[@]}"'
+          % (" ".join("'%s'" % w for w in ("slicectl",) + words), len(words), "'%s'" % line))
+    return subprocess.run(["bash", "-c", sh, "bash", script], capture_output=True, text=True).stdout.split()
+
+
 def case_completion():
     """#18 item 7: bash completion knows every long option of --help, and --backend's values"""
-    script = os.path.join(HERE, "..", "..", "slicectl", "slicectl.bash-completion")
-
-    def complete(*words):
-        line = " ".join(("slicectl",) + words)
-        sh = ('source "$1"; COMP_WORDS=(%s); COMP_CWORD=%d; COMP_LINE=%s; COMP_POINT=${#COMP_LINE}; '
-              '_slicectl; printf "%%s\\n" "${COMPREPLY[@]}"'
-              % (" ".join("'%s'" % w for w in ("slicectl",) + words), len(words), "'%s'" % line))
-        return subprocess.run(["bash", "-c", sh, "bash", script], capture_output=True, text=True).stdout.split()
-
     check(complete("--back") == ["--backend"], "--back: %r" % complete("--back"))
     check(complete("--backend", "") == ["auto", "cgroupfs", "systemd"], "--backend: %r" % complete("--backend", ""))
     check("status" in complete("--backend", "systemd", "st"), "the verb after --backend VALUE")
@@ -1182,12 +1183,73 @@ def case_man():
     helptext = run(None, "--help", raw_args=True).stdout
     for opt in sorted(set(re.findall(r"(--[a-z-]+)", helptext))):
         check("*%s*" % opt in man, "slicectl(1) lacks %s" % opt)
-    verbs = re.findall(r"^  ([a-z]+) ", helptext.split("Commands:")[1].split("Options:")[0], re.M)
+    verbs = re.findall(r"^  ([a-z]+) ", helptext.split("Commands:\n")[1].split("\n\n")[0], re.M)
     for verb in verbs + ["help"]:
         check("*slicectl* [_OPTIONS_] *%s*" % verb in man or "*slicectl* *%s*" % verb in man,
               "slicectl(1) SYNOPSIS lacks %s" % verb)
     check("Without a command, *slicectl* runs *list*." in man, "no verb means list")
     check("*rundir=*" in man, "the module's rundir= argument")
+
+
+# Which commands take which of the options that are not for all (#28 item 2), as the code has it:
+# list and top build their tables in rows_print (TableControl), top alone refreshes, status, explain
+# and check have a JSON writer each, set and unset edit a drop-in, metrics writes a textfile.
+OPTIONS_BY_VERB = {
+    "--json": {"list", "top", "status", "explain", "check"},
+    "--raw": {"list", "top"}, "--noheadings": {"list", "top"}, "--output": {"list", "top"},
+    "--list-columns": {"list", "top"}, "--sort": {"list", "top"}, "--interval": {"list", "top"},
+    "--delay": {"top"}, "--iterations": {"top"}, "--batch": {"top"},
+    "--runtime": {"set", "unset"}, "--textfile": {"metrics"},
+}
+VERBS = ["list", "status", "top", "explain", "check", "set", "unset", "apply", "gc", "reset", "metrics"]
+
+
+def case_options_by_verb():
+    """#28: --help, slicectl(1) and the bash completion say which commands take which options, and
+    say it truly: the JSON ones answer in JSON, the others not"""
+    helptext = run(None, "--help", raw_args=True).stdout
+    section = helptext.split("Options of some commands, named first:\n")[1].split("\n\n")[0]
+    said, shorts = {}, {}
+    for line in section.splitlines():
+        m = re.match(r"^  (?:(-[A-Za-z]), |    )(--[a-z-]+)(?: [A-Z]+)? +([a-z]+(?:, [a-z]+)*): ", line)
+        check(m is not None, "--help: an option line without its commands: %r" % line)
+        if m:
+            said[m.group(2)] = set(m.group(3).split(", "))
+            shorts[m.group(2)] = m.group(1)
+    check(said == OPTIONS_BY_VERB, "--help says %r" % said)
+
+    with open(os.path.join(HERE, "..", "..", "man", "slicectl.1.scd")) as f:
+        man = f.read().split("\n# OPTIONS\n")[1].split("\n# ")[0]
+    for opt, verbs in OPTIONS_BY_VERB.items():
+        m = re.search(r"^(?:\*-[A-Za-z]\*, )?\*%s\*[^\n]*\n\t((?:\*[a-z]+\*(?:, | and )?)+): " % re.escape(opt), man,
+                      re.M)
+        got = set(re.findall(r"\*([a-z]+)\*", m.group(1))) if m else None
+        check(got == verbs, "slicectl(1) says %s is for %r, not %r" % (opt, got, sorted(verbs)))
+
+    for verb in VERBS:
+        offered = set(complete(verb, "-"))
+        for opt, verbs in OPTIONS_BY_VERB.items():
+            for o in filter(None, (opt, shorts.get(opt))):
+                check((o in offered) == (verb in verbs), "completion after %s %s %s" % (
+                    verb, "lacks" if verb in verbs else "offers", o))
+        check("--help" in offered and "--version" in offered, "completion after %s: %r" % (verb, offered))
+    # the values of options with one do not count as the command
+    check("--textfile" in complete("--textfile", "/tmp", "metrics", "--t"), "metrics after --textfile DIR")
+    check(complete("--bus-root", "/tmp", "top", "--bat") == ["--batch"], "top after --bus-root DIR")
+
+    t = standard_tree("legacy")
+    try:
+        for args, rc in ((["list", "-i", "0"], 0), (["top", "-b", "-N", "1", "-i", "0"], 0),
+                         (["status", "alice"], 0), (["explain", "alice"], 0), (["check"], 0)):
+            p = run(t, "--json", *args, rc=rc)
+            try:
+                json.loads(p.stdout)
+            except ValueError:
+                check(False, "%s --json is no JSON: %r" % (args[0], p.stdout[:200]))
+        p = run(t, "--json", "metrics")
+        check(p.stdout.startswith("# HELP "), "metrics takes no --json: %r" % p.stdout[:100])
+    finally:
+        t.cleanup()
 
 
 def case_module_args():

@@ -30,9 +30,9 @@ typedef struct AppliedRecord {
 } AppliedRecord;
 
 /* root: prefix of APPLIED_RECORD_DIR (NULL or "" on a real host; tests: bus_root=). A missing
- * record is an empty one; one that is not a regular file owned by us (root)
- * regular file, or does not parse, is -EBADMSG/-EPERM (the caller reports it and treats the
- * slice as never set by us: nothing is reverted on a record it cannot trust). */
+ * record is an empty one; one that is not a regular file owned by root (or by the reader), that
+ * others may write, or that does not parse, is -EPERM/-EBADMSG (the caller reports it and treats
+ * the slice as never set by us: nothing is reverted on a record it cannot trust). */
 int applied_record_load(const char *root, uid_t uid, AppliedRecord *ret);
 /* Replaces it atomically (mode 0644, directories 0755 whatever the umask); an empty record
  * removes the file. */

@@ -189,27 +189,29 @@ int conf_edit_open(const char *dir, const ConfEditOps *ops, ConfEdit *ret, CsErr
         r = check_like_module(ed.dir_fd, dir, e);
         if (r < 0)
                 return r;
-        /* the last unset removes the lock file while holding it: a waiter that got the lock on a
-         * removed file starts over with the current one */
+        /* An editor that leaves no drop-in removes the lock file while holding it (conf_edit_done): a
+         * waiter that got the lock on a removed file starts over with the current one. So lock_fd is
+         * only set once the lock is held on the file that is there: done unlinks nothing else. */
         for (;;) {
+                _cleanup_close_ int fd = -EBADF;
                 struct stat a, b;
 
-                ed.lock_fd = openat(ed.dir_fd, CONF_EDIT_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY,
-                                    0600);
-                if (ed.lock_fd < 0)
+                fd = openat(ed.dir_fd, CONF_EDIT_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+                if (fd < 0)
                         return cs_error(e, -errno, "cannot open lock file %s/%s: %m", dir, CONF_EDIT_LOCK);
                 /* made by us, perhaps just now: its mode is ours, not the caller's umask's */
-                if (fchmod(ed.lock_fd, 0600) < 0)
+                if (fchmod(fd, 0600) < 0)
                         return cs_error(e, -errno, "chmod %s/%s: %m", dir, CONF_EDIT_LOCK);
-                while (flock(ed.lock_fd, LOCK_EX) < 0)
+                while (flock(fd, LOCK_EX) < 0)
                         if (errno != EINTR)
                                 return cs_error(e, -errno, "cannot lock %s/%s: %m", dir, CONF_EDIT_LOCK);
-                if (fstat(ed.lock_fd, &a) < 0)
+                if (fstat(fd, &a) < 0)
                         return cs_error(e, -errno, "cannot stat %s/%s: %m", dir, CONF_EDIT_LOCK);
                 if (fstatat(ed.dir_fd, CONF_EDIT_LOCK, &b, AT_SYMLINK_NOFOLLOW) == 0 && a.st_dev == b.st_dev &&
-                    a.st_ino == b.st_ino)
+                    a.st_ino == b.st_ino) {
+                        ed.lock_fd = TAKE_FD(fd);
                         break;
-                closep(&ed.lock_fd);
+                }
         }
         r = read_existing(&ed, e);
         if (r < 0)
@@ -416,7 +418,7 @@ static int write_all(const ConfEditOps *ops, int fd, const char *buf, size_t n) 
         return 0;
 }
 
-/* Nothing but the header (or nothing) is left: the file and its lock file go. */
+/* Nothing but the header (or nothing) is left: the file goes, and conf_edit_done takes its lock file. */
 static bool edit_empty(const ConfEdit *ed) {
         for (size_t i = 0; i < ed->n; i++) {
                 const ConfEditLine *l = &ed->lines[i];
@@ -430,8 +432,6 @@ static bool edit_empty(const ConfEdit *ed) {
 static int remove_files(ConfEdit *ed, CsError *e) {
         if (unlinkat(ed->dir_fd, CONF_EDIT_FILE, 0) < 0 && errno != ENOENT)
                 return cs_error(e, -errno, "cannot remove %s: %m", ed->path);
-        if (unlinkat(ed->dir_fd, CONF_EDIT_LOCK, 0) < 0 && errno != ENOENT)
-                return cs_error(e, -errno, "cannot remove the lock file next to %s: %m", ed->path);
         if (fsync(ed->dir_fd) < 0)
                 return cs_error(e, -errno, "fsync of the directory of %s: %m", ed->path);
         ed->exists = false;
@@ -490,6 +490,13 @@ void conf_edit_done(ConfEdit *ed) {
                 line_done(&ed->lines[i]);
         free(ed->lines);
         free(ed->path);
+        /* No drop-in (none was there, or the last line went, or a failed first set): no lock file
+         * either, as slicectl(1) says. Unlinked before the flock goes, so no one else can hold it:
+         * a waiter on this file finds it gone and retries on a new one (conf_edit_open). A drop-in
+         * that is there but was refused or unreadable (exists false too) merely loses its lock file,
+         * which the next editor makes again. */
+        if (ed->lock_fd >= 0 && !ed->exists)
+                (void) unlinkat(ed->dir_fd, CONF_EDIT_LOCK, 0);
         closep(&ed->lock_fd); /* releases the flock */
         closep(&ed->dir_fd);
         *ed = (ConfEdit) { .dir_fd = -EBADF, .lock_fd = -EBADF };

@@ -40,7 +40,7 @@ typedef struct ConfEdit {
         int lock_fd;
         ConfEditLine *lines;
         size_t n;
-        bool exists;                    /* the file was there when opened */
+        bool exists;                    /* the file is there: as read, or as written or removed since */
         const ConfEditOps *ops;         /* NULL: the real system calls */
 } ConfEdit;
 
@@ -58,8 +58,8 @@ int conf_edit_unset(ConfEdit *ed, const char *domain, unsigned mask, char **ret_
 /* The file as it would be written. */
 int conf_edit_render(const ConfEdit *ed, char **ret);
 /* Writes atomically, mode 0644 (owner root when run as root). On failure the old file is intact
- * and no temp file is left behind. A file left with nothing but its header is removed instead,
- * and its lock file with it (a waiter on the old lock file retries with the new one). */
+ * and no temp file is left behind. A file left with nothing but its header is removed instead. */
 int conf_edit_commit(ConfEdit *ed, CsError *e);
-/* Releases the lock. */
+/* Releases the lock. Where no drop-in is left (or none was there) the lock file goes too, removed
+ * while still held: a waiter on it retries with a new one. */
 void conf_edit_done(ConfEdit *ed);

@@ -238,21 +238,32 @@ void backend_report_apply(const SliceBackend *b, const char *user, uid_t uid, co
 
 int backend_admin_value(const SliceTarget *t, uid_t uid, Setting s, char value[static CPU_FORMAT_MAX], char *path,
                         size_t n) {
+        AdminValue kind = ADMIN_VALUE_PERSISTENT;
         BusProp p = setting_prop(s);
         char *one[1] = { path };
+        AppliedRecord rec;
         uint64_t v;
         int r;
 
         if (s < SETTING_WEIGHT || s >= _SETTING_MAX || !slice_target_uses_systemd(t))
-                return 0;
+                return ADMIN_VALUE_NONE;
         r = control_dropin_path(t->bus.root, false, uid, p, path, n);
         if (r < 0)
                 return r;
-        if (access(path, F_OK) < 0)
-                return 0;
+        if (access(path, F_OK) < 0) {
+                /* systemd writes the module's values to the same runtime file an admin's
+                 * set-property --runtime does: the record tells them apart, as at a login */
+                kind = ADMIN_VALUE_RUNTIME;
+                r = control_dropin_path(t->bus.root, true, uid, p, path, n);
+                if (r < 0)
+                        return r;
+                if (access(path, F_OK) < 0 || applied_record_load(t->bus.root, uid, &rec) < 0 ||
+                    applied_record_owns(&rec, p, path))
+                        return ADMIN_VALUE_NONE;
+        }
         r = dropin_files_value(one, 1, NULL, p, &v);
         if (r < 0)
                 return r;
         prop_value_format(p, v, value);
-        return 1;
+        return kind;
 }

@@ -57,8 +57,16 @@ unsigned backend_sent_settings(const SliceBackend *b);
 /* systemd: what the last update kept, reverted (saying why) or fell back on, as warnings and
  * change lines. */
 void backend_report_apply(const SliceBackend *b, const char *user, uid_t uid, const char *why);
-/* systemd: 1 when an admin's persistent `systemctl set-property` (SYSTEMD_CONTROL_PERSISTENT)
- * holds setting s of uid, with its value and path; 0 when none does or the host is not systemd's. */
+typedef enum AdminValue {
+        ADMIN_VALUE_NONE,
+        ADMIN_VALUE_PERSISTENT, /* `systemctl set-property`: holds against the config (the module keeps off) */
+        ADMIN_VALUE_RUNTIME,    /* `set-property --runtime`, not the module's: until the next login sends the config's */
+} AdminValue;
+
+/* systemd: whether an admin's `systemctl set-property` gives setting s of uid a value of their
+ * own, with that value and the drop-in's path; ADMIN_VALUE_NONE when none does, when the runtime
+ * drop-in is the one the module caused (or its record cannot be trusted: no claim is made) or
+ * the host is not systemd's. */
 int backend_admin_value(const SliceTarget *t, uid_t uid, Setting s, char value[static CPU_FORMAT_MAX], char *path,
                         size_t n);
 /* The uids reset has to look at beyond the running slices: on systemd, every slice the module

@@ -60,8 +60,8 @@ static const struct colinfo infos[_COL_MAX] = {
                                "periods in which the slice was throttled" },
         [COL_THROTTLED_TIME] = { "THROTTLED-TIME", "throttled_usec", 10, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
                                  "total time throttled" },
-        [COL_PRESSURE] = { "PRESSURE", "pressure_some_avg10", 8, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
-                           "cpu.pressure some avg10 (- without PSI)" },
+        [COL_PRESSURE] = { "PRESSURE%", "pressure_some_avg10", 9, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
+                           "% of the last 10 s a task waited for a CPU (cpu.pressure some avg10; - without PSI)" },
 };
 
 static const int default_table[] = { COL_USER, COL_UID,       COL_SESSIONS,       COL_WEIGHT,  COL_QUOTA,
@@ -72,9 +72,18 @@ static const int default_json[] = { COL_USER,       COL_UID,          COL_SESSIO
 
 _Static_assert(TABLE_COLUMNS_MAX == _COL_MAX * 2, "each column twice");
 
+static bool name_is(const char *name, const char *s, size_t n) {
+        size_t len = strlen(name);
+
+        /* a unit sign may be left out: "-o CPU", and "PRESSURE" from before the column showed its unit */
+        if (len > 1 && name[len - 1] == '%' && n == len - 1)
+                len--;
+        return len == n && strncasecmp(s, name, n) == 0;
+}
+
 static int column_from_name(const char *s, size_t n) {
         for (int i = 0; i < _COL_MAX; i++)
-                if ((strlen(infos[i].name) == n && strncasecmp(s, infos[i].name, n) == 0) ||
+                if (name_is(infos[i].name, s, n) ||
                     (strlen(infos[i].json_name) == n && strncmp(s, infos[i].json_name, n) == 0))
                         return i;
         return -EINVAL;
@@ -236,7 +245,8 @@ static const char *cell(const TableControl *ctl, const SliceRow *r, int col, cha
         case COL_PRESSURE:
                 if (r->info.pressure < 0)
                         return NULL;
-                return snprintf(buf, FORMAT_MAX, "%.2f", r->info.pressure), buf;
+                /* two decimals, the kernel's own: a pressure of 0.04 % is not none */
+                return snprintf(buf, FORMAT_MAX, machine ? "%.2f" : "%.2f %%", r->info.pressure), buf;
         }
 #undef USEC
 #undef NUM
@@ -315,8 +325,33 @@ int diags_print_json(const DiagList *d) {
                                       2);
 }
 
+/* libsmartcols (2.38) prints nothing at all for a table without lines, and an empty list that
+ * prints nothing reads as a command that did not run. The header alone, as libsmartcols lays it
+ * out: the first line of the table with one line of empty cells. */
+static int print_header_only(struct libscols_table *t) {
+        _cleanup_free_ char *doc = NULL;
+
+        if (!scols_table_new_line(t, NULL) || scols_print_table_to_string(t, &doc) < 0 || !doc)
+                return log_error(-ENOMEM, "out of memory");
+        if (printf("%.*s\n", (int) strcspn(doc, "\n"), doc) < 0)
+                return log_error(-EIO, "cannot write the table");
+        return 0;
+}
+
+/* As systemctl and loginctl close their tables; the skipped ones were named on stderr */
+static int print_legend(const Rows *rows) {
+        int k = printf("\n%zu user slice%s listed", rows->n, rows->n == 1 ? "" : "s");
+
+        if (k >= 0 && rows->n_skipped > 0)
+                k = printf("; %zu skipped (see the warnings)", rows->n_skipped);
+        if (k >= 0)
+                k = printf(".\n");
+        return k < 0 ? log_error(-EIO, "cannot write the table") : 0;
+}
+
 int rows_print(const TableControl *ctl, const Rows *rows) {
         _cleanup_(unref_table) struct libscols_table *t = scols_new_table();
+        int r;
 
         if (!t)
                 return log_error(-ENOMEM, "out of memory");
@@ -359,5 +394,9 @@ int rows_print(const TableControl *ctl, const Rows *rows) {
         }
         if (ctl->json)
                 return print_json_with_counts(t, &(const JsonCount) { "skipped", rows->n_skipped }, 1);
-        return scols_print_table(t) < 0 ? log_error(-EIO, "cannot write the table") : 0;
+        if (rows->n == 0)
+                r = ctl->noheadings ? 0 : print_header_only(t);
+        else
+                r = scols_print_table(t) < 0 ? log_error(-EIO, "cannot write the table") : 0;
+        return r < 0 || !ctl->legend ? r : print_legend(rows);
 }

@@ -17,6 +17,7 @@ typedef struct TableControl {
         bool json;
         bool raw;
         bool noheadings;
+        bool legend;            /* after the table: "N user slices listed." (not for -n, -r, --json) */
         const char *output;     /* --output LIST, or +LIST to add to the default; NULL: the default */
         const char *sort;       /* --sort COLUMN; NULL: CPU% */
 

@@ -131,7 +131,8 @@ int verb_explain(int argc, char **argv) {
                         continue;
                 }
                 print_line(stdout, "  wins        %s:%u: %s", rule_file(&rs, w), w->line, w->text);
-                if (systemd && backend_admin_value(&arg_target, u.uid, s, held, path, sizeof path) > 0)
+                if (systemd && backend_admin_value(&arg_target, u.uid, s, held, path, sizeof path) ==
+                                       ADMIN_VALUE_PERSISTENT)
                         print_line(stdout, "  held        systemctl set-property keeps %s=%s (%s): this line is not "
                                    "applied while that file exists", setting_to_string(s), held, path);
                 printf("              (%s: the most specific domain that matches; the last such line read)\n",

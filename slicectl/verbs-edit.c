@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "backend.h"
 #include "conf-edit.h"
@@ -278,9 +279,14 @@ static void conf_edit_donep(ConfEdit *ed) {
         conf_edit_done(ed);
 }
 
-/* set and unset: root only, then the slicectl drop-in opened under its lock */
-static int open_drop_in(const char *verb, const char *dir, ConfEdit *ed) {
+/* set and unset: root only, then the slicectl drop-in opened under its lock; 1 when opened. With
+ * must_exist (unset), a drop-in that is not there is 0 and nothing is opened: no directory and
+ * no lock file are made for an edit with nothing to take out. Looking without the lock is enough,
+ * as the file is only ever replaced whole: the unset is a no-op at the moment of the look. */
+static int open_drop_in(const char *verb, const char *dir, bool must_exist, ConfEdit *ed) {
+        _cleanup_free_ char *path = NULL;
         CsError e = {};
+        struct stat st;
         int r = require_root(verb, "writes the drop-in 50-slicectl.conf");
 
         if (r < 0)
@@ -289,10 +295,17 @@ static int open_drop_in(const char *verb, const char *dir, ConfEdit *ed) {
         r = check_config_accepted();
         if (r < 0)
                 return r;
+        if (must_exist) {
+                if (asprintf(&path, "%s/%s", dir, CONF_EDIT_FILE) < 0)
+                        return log_error(-ENOMEM, "out of memory");
+                /* lstat: a symlink there is conf_edit_open's to refuse, not "nothing to unset" */
+                if (lstat(path, &st) < 0 && errno == ENOENT)
+                        return 0;
+        }
         r = conf_edit_open(dir, NULL, ed, &e);
         if (r < 0)
                 return log_error(r, "%s", cs_error_text(&e, r));
-        return 0;
+        return 1;
 }
 
 /* set and unset after the edit: written, the lock let go (not needed for the live part), one
@@ -337,7 +350,7 @@ int verb_set(int argc, char **argv) {
                 if (s >= 0)
                         mask |= 1u << s;
         }
-        r = open_drop_in("set", dir, &ed);
+        r = open_drop_in("set", dir, false, &ed);
         if (r < 0)
                 return r;
         r = conf_edit_set(&ed, argv[1], argv + 2, (size_t) argc - 2, &why);
@@ -380,9 +393,14 @@ int verb_unset(int argc, char **argv) {
                         return log_error(-EINVAL, "unknown setting '%s' (allowed: %s)", argv[i], settings_allowed());
                 mask |= 1u << s;
         }
-        r = open_drop_in("unset", dir, &ed);
+        r = open_drop_in("unset", dir, true, &ed);
         if (r < 0)
                 return r;
+        if (r == 0) {
+                log_warning("%s/%s does not exist: nothing to unset for %s; nothing changed", dir, CONF_EDIT_FILE,
+                            argv[1]);
+                return 0;
+        }
         removed = conf_edit_unset(&ed, argv[1], mask, &why);
         if (removed < 0)
                 return log_error(removed, "%s", why ? why : strerror(-removed));

@@ -29,6 +29,7 @@ static int table_setup(TableControl *ctl, SliceBackend *b) {
                 .json = arg_json,
                 .raw = arg_raw,
                 .noheadings = arg_noheadings,
+                .legend = !arg_json && !arg_raw && !arg_noheadings,
                 .output = arg_output,
                 .sort = arg_sort,
         };
@@ -140,6 +141,8 @@ int verb_top(int argc, char **argv) {
         interactive = !arg_batch && !arg_json && !arg_raw && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
         if (interactive && raw_terminal() < 0)
                 interactive = false;
+        if (interactive)
+                ctl.legend = false; /* the screen's first line has the count */
         for (unsigned i = 1;; i++) {
                 _cleanup_(rows_done) Rows rows = {};
 
@@ -179,26 +182,36 @@ typedef struct StatusLine {
         char live[CPU_FORMAT_MAX];
         const Rule *source;             /* NULL: default */
         const char *note;               /* NULL, or why the kernel gets another value */
-        char note_buf[PATH_MAX + 96];
+        char note_buf[PATH_MAX + 128];
         bool drift;
 } StatusLine;
 
 /* On a systemd host only what the config gives is the module's: the rest is systemd's own (unit
  * files, user-.slice.d/, set-property), an admin's persistent set-property holds against the
- * config, and a systemd before 252 runs CPUWeight=idle as 1. None of that is drift. */
+ * config, an admin's set-property --runtime holds until the next login sends the config's value
+ * again, and a systemd before 252 runs CPUWeight=idle as 1. None of that is drift, and none of it
+ * is for slicectl apply to undo. */
 static void status_systemd_notes(const SliceBackend *b, uid_t uid, const Resolved *res, const SliceInfo *info,
                                  StatusLine lines[static _SETTING_MAX]) {
         for (Setting s = SETTING_WEIGHT; s < _SETTING_MAX; s++) {
                 StatusLine *l = &lines[s];
                 char value[CPU_FORMAT_MAX], path[PATH_MAX];
+                int r;
 
                 if (!res->source[s]) {
                         strcpy(l->config, "-");
                         l->note = "not in the config: systemd's own value";
                         l->drift = false;
-                } else if (backend_admin_value(&arg_target, uid, s, value, path, sizeof path) > 0) {
+                } else if ((r = backend_admin_value(&arg_target, uid, s, value, path, sizeof path)) ==
+                           ADMIN_VALUE_PERSISTENT) {
                         snprintf(l->note_buf, sizeof l->note_buf, "held at %s by systemctl set-property in %s",
                                  value, path);
+                        l->note = l->note_buf;
+                        l->drift = false;
+                } else if (r == ADMIN_VALUE_RUNTIME && l->drift) {
+                        snprintf(l->note_buf, sizeof l->note_buf,
+                                 "set to %s by systemctl set-property --runtime in %s, until the next login", value,
+                                 path);
                         l->note = l->note_buf;
                         l->drift = false;
                 } else if (s == SETTING_WEIGHT && info && res->limits.weight == CPU_WEIGHT_IDLE &&
@@ -285,7 +298,8 @@ static void print_cpu_stat(const SliceInfo *info) {
         } else
                 printf("Throttled:  not available\n");
         if (info->pressure >= 0)
-                printf("Pressure:   some avg10=%.2f\n", info->pressure);
+                printf("Pressure:   %.2f %% of the last 10 s a task waited for a CPU (cpu.pressure some avg10)\n",
+                       info->pressure);
         else
                 printf("Pressure:   not available (no PSI here)\n");
 }

@@ -235,6 +235,21 @@ def case_list(layout):
         fields(got["dave"], {"throttled_percent": 90.0})
         p = run(t, "-H")
         check("pressure_some_avg10" in p.stdout and "CPU%" in p.stdout, "--list-columns")
+        # #28: the pressure is a percentage, and says so in the table; raw and JSON keep plain numbers
+        if psi:
+            p = run(t, "list", "-i", "0", "-o", "USER,PRESSURE%", "--sort=pressure")
+            check(p.stdout.splitlines()[:3] == ["USER     PRESSURE%", "alice       3.25 %", "dave        0.00 %"],
+                  "pressure in percent: %r" % p.stdout)
+            # the name from before the unit, and a unit left out, still select it
+            for name in ("PRESSURE", "pressure%", "pressure_some_avg10"):
+                p = run(t, "list", "-i", "0", "-r", "-n", "-o", "USER," + name, "--sort=" + name)
+                check(p.stdout == "alice 3.25\ndave 0.00\nbob -\n", "-o %s: %r" % (name, p.stdout))
+            check(run(t, "list", "-i", "0", "-r", "-n", "-o", "CPU").stdout == "0.00\n0.00\n0.00\n", "-o CPU")
+            p = run(t, "status", "alice")
+            check("\nPressure:   3.25 % of the last 10 s a task waited for a CPU (cpu.pressure some avg10)\n"
+                  in p.stdout, "status pressure: %s" % p.stdout)
+            doc = json.loads(run(t, "--json", "status", "alice").stdout)
+            check(doc["cpu"]["pressure_some_avg10"] == 3.25, "status --json pressure: %r" % doc["cpu"])
         one_line_error(run(t, "list", "--sort=bogus", rc=1), "unknown sort column 'bogus'")
         one_line_error(run(t, "list", "-o", "USER,NOPE", rc=1), "unknown column 'NOPE'")
     finally:
@@ -341,7 +356,7 @@ def case_top():
     t = standard_tree("hybrid")
     try:
         p = run(t, "top", "--batch", "--iterations=2", "--delay=50ms", "-i", "10ms", "-o", "USER,UID")
-        table = "USER        UID\nalice      1001\nbob        1002\ndave       1500\n"
+        table = "USER        UID\nalice      1001\nbob        1002\ndave       1500\n\n3 user slices listed.\n"
         # each refresh starts with the time it was taken, as top -b
         stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4}\n"
         check(re.fullmatch(stamp + re.escape(table) + "\n" + stamp + re.escape(table), p.stdout) is not None,
@@ -421,6 +436,69 @@ def case_status():
         p = run(t, "status", "4242")
         check(p.stdout.startswith("4242 (uid 4242): user-4242.slice"), "unknown uid: %s" % p.stdout)
     finally:
+        t.cleanup()
+
+
+def case_status_systemd():
+    """#28 item 5: on a systemd host an admin's own systemctl set-property, persistent or --runtime,
+    is neither drift nor something to undo with slicectl apply; a stale value of the module's own is"""
+    t = standard_tree("unified")
+    root, sock = t.path("sd"), t.path("bus")
+    bus = subprocess.Popen([sys.executable, os.environ["FAKE_BUS"], sock, t.path("bus-record"),
+                            "ok,dropins=%s/run/systemd/system.control" % root], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    sd = ["--backend=systemd", "--bus-socket=" + sock, "--bus-root=" + root]
+    runtime = root + "/run/systemd/system.control/user-1001.slice.d/50-CPUQuota.conf"
+    persistent = root + "/etc/systemd/system.control/user-1001.slice.d/50-CPUQuota.conf"
+    cpu_max = t.slice_dir(1001) + "/cpu.max"
+
+    def status(user=None):
+        p = run(t, *sd, "status", "alice", user=user)
+        quota = [l for l in p.stdout.splitlines() if l.startswith("CPUQuota=")]
+        doc = json.loads(run(t, *sd, "--json", "status", "alice", user=user).stdout)
+        drift = {x["setting"]: x["drift"] for x in doc["settings"]}
+        return p.stdout, quota[0] if quota else "", drift["CPUQuota"]
+
+    try:
+        for _ in range(100):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.05)
+        # the module's own value (set sends it through the fake systemd, which writes its runtime
+        # drop-in; the record notes that file), not yet in the cgroup: drift, and apply is the answer
+        run(t, *sd, "set", "alice", "CPUQuota=40%")
+        check(os.path.exists(runtime), "the fake systemd wrote no runtime drop-in")
+        out, line, drift = status()
+        check(line.endswith("50-slicectl.conf:2  <- DRIFT") and drift and "'slicectl apply alice'" in out,
+              "the module's own stale value is drift: %s" % out)
+        t.write(cpu_max, "40000 100000\n")  # as systemd would have written it
+        out, line, drift = status()
+        check("DRIFT" not in out and not drift and "slicectl apply" not in out, "applied: %s" % out)
+
+        # systemctl set-property --runtime user-1001.slice CPUQuota=30%: systemd replaces the file
+        os.unlink(runtime)
+        t.write(os.path.relpath(runtime, t.root), "# created via systemctl set-property\n[Slice]\nCPUQuota=30%\n")
+        t.write(cpu_max, "30000 100000\n")
+        for user in (None, 65534):  # root, and a user reading root's record
+            out, line, drift = status(user)
+            check(line == "CPUQuota=            40%%        30%%        %s/50-slicectl.conf:2 (set to 30%% by systemctl "
+                  "set-property --runtime in %s, until the next login)" % (t.confdir, runtime)
+                  and not drift and "DRIFT" not in out and "drift" not in out and "slicectl apply" not in out,
+                  "runtime set-property (uid %r): %s" % (user, out))
+        check("held" not in run(t, *sd, "explain", "alice").stdout, "explain: a runtime value holds nothing")
+
+        # systemctl set-property user-1001.slice CPUQuota=20%: holds against the config
+        t.write(os.path.relpath(persistent, t.root), "# created via systemctl set-property\n[Slice]\nCPUQuota=20%\n")
+        t.write(cpu_max, "20000 100000\n")
+        out, line, drift = status()
+        check(line.endswith("(held at 20%% by systemctl set-property in %s)" % persistent)
+              and not drift and "DRIFT" not in out and "drift" not in out and "slicectl apply" not in out,
+              "persistent set-property: %s" % out)
+        check("held        systemctl set-property keeps CPUQuota=20%" in run(t, *sd, "explain", "alice").stdout,
+              "explain: the persistent value holds")
+    finally:
+        bus.kill()
+        bus.wait()
         t.cleanup()
 
 
@@ -670,6 +748,34 @@ def case_set():
         # but the read-only views work
         p = run(t, "list", "-i", "0", "-r", "-n", "-o", "USER", "--sort=UID", user=65534)
         check(p.stdout == "alice\nbob\ndave\n", "list as nobody: %r" % p.stdout)
+    finally:
+        t.cleanup()
+
+
+def case_unset_nothing():
+    """#28: an unset with nothing to take out changes nothing: no directory, drop-in or lock file is
+    made (slicectl(1), FILES: the lock file goes with the drop-in), and neither does a failed set"""
+    t = standard_tree("legacy")
+    try:
+        lock = os.path.join(t.confdir, ".50-slicectl.conf.lock")
+        before = snapshot(t.root)
+        p = run(t, "--runtime", "unset", "alice")
+        check(p.stdout == "" and p.stderr == "slicectl: warning: %s/50-slicectl.conf does not exist: nothing to "
+              "unset for alice; nothing changed\n" % t.rundir, "runtime unset, no drop-in: %r %r" % (p.stdout, p.stderr))
+        check(not os.path.exists(t.rundir), "a no-op unset made the runtime directory")
+        p = run(t, "unset", "alice", "CPUQuota")
+        check("does not exist: nothing to unset for alice" in p.stderr, p.stderr)
+        one_line_error(run(t, "set", "alice", "CPUWeight=0", rc=1), "bad CPUWeight= value '0'")
+        check(snapshot(t.root) == before, "no-op unsets and a failed set changed the tree")
+
+        run(t, "set", "alice", "CPUWeight=800")
+        check(sorted(os.listdir(t.confdir)) == [".50-slicectl.conf.lock", "50-slicectl.conf"], os.listdir(t.confdir))
+        # the drop-in stays, and its lock file with it
+        p = run(t, "unset", "bob")
+        check("sets nothing of that for bob; nothing changed" in p.stderr and p.stdout == "", p.stderr)
+        check(os.path.exists(lock), "the lock file of a drop-in that stays")
+        run(t, "unset", "alice")
+        check(os.listdir(t.confdir) == [], "the last unset leaves nothing: %r" % os.listdir(t.confdir))
     finally:
         t.cleanup()
 
@@ -1095,17 +1201,18 @@ def case_demo_report():
         shutil.rmtree(d, ignore_errors=True)
 
 
+def complete(*words):
+    """What the bash completion offers for the last word of `slicectl WORDS...`"""
+    script = os.path.join(HERE, "..", "..", "slicectl", "slicectl.bash-completion")
+    line = " ".join(("slicectl",) + words)
+    sh = ('source "$1"; COMP_WORDS=(%s); COMP_CWORD=%d; COMP_LINE=%s; COMP_POINT=${#COMP_LINE}; '
+          '_slicectl; printf "%%s\\n" "${COMPREPLY[@]}"'
+          % (" ".join("'%s'" % w for w in ("slicectl",) + words), len(words), "'%s'" % line))
+    return subprocess.run(["bash", "-c", sh, "bash", script], capture_output=True, text=True).stdout.split()
+
+
 def case_completion():
     """#18 item 7: bash completion knows every long option of --help, and --backend's values"""
-    script = os.path.join(HERE, "..", "..", "slicectl", "slicectl.bash-completion")
-
-    def complete(*words):
-        line = " ".join(("slicectl",) + words)
-        sh = ('source "$1"; COMP_WORDS=(%s); COMP_CWORD=%d; COMP_LINE=%s; COMP_POINT=${#COMP_LINE}; '
-              '_slicectl; printf "%%s\\n" "${COMPREPLY[@]}"'
-              % (" ".join("'%s'" % w for w in ("slicectl",) + words), len(words), "'%s'" % line))
-        return subprocess.run(["bash", "-c", sh, "bash", script], capture_output=True, text=True).stdout.split()
-
     check(complete("--back") == ["--backend"], "--back: %r" % complete("--back"))
     check(complete("--backend", "") == ["auto", "cgroupfs", "systemd"], "--backend: %r" % complete("--backend", ""))
     check("status" in complete("--backend", "systemd", "st"), "the verb after --backend VALUE")
@@ -1122,12 +1229,73 @@ def case_man():
     helptext = run(None, "--help", raw_args=True).stdout
     for opt in sorted(set(re.findall(r"(--[a-z-]+)", helptext))):
         check("*%s*" % opt in man, "slicectl(1) lacks %s" % opt)
-    verbs = re.findall(r"^  ([a-z]+) ", helptext.split("Commands:")[1].split("Options:")[0], re.M)
+    verbs = re.findall(r"^  ([a-z]+) ", helptext.split("Commands:\n")[1].split("\n\n")[0], re.M)
     for verb in verbs + ["help"]:
         check("*slicectl* [_OPTIONS_] *%s*" % verb in man or "*slicectl* *%s*" % verb in man,
               "slicectl(1) SYNOPSIS lacks %s" % verb)
     check("Without a command, *slicectl* runs *list*." in man, "no verb means list")
     check("*rundir=*" in man, "the module's rundir= argument")
+
+
+# Which commands take which of the options that are not for all (#28 item 2), as the code has it:
+# list and top build their tables in rows_print (TableControl), top alone refreshes, status, explain
+# and check have a JSON writer each, set and unset edit a drop-in, metrics writes a textfile.
+OPTIONS_BY_VERB = {
+    "--json": {"list", "top", "status", "explain", "check"},
+    "--raw": {"list", "top"}, "--noheadings": {"list", "top"}, "--output": {"list", "top"},
+    "--list-columns": {"list", "top"}, "--sort": {"list", "top"}, "--interval": {"list", "top"},
+    "--delay": {"top"}, "--iterations": {"top"}, "--batch": {"top"},
+    "--runtime": {"set", "unset"}, "--textfile": {"metrics"},
+}
+VERBS = ["list", "status", "top", "explain", "check", "set", "unset", "apply", "gc", "reset", "metrics"]
+
+
+def case_options_by_verb():
+    """#28: --help, slicectl(1) and the bash completion say which commands take which options, and
+    say it truly: the JSON ones answer in JSON, the others not"""
+    helptext = run(None, "--help", raw_args=True).stdout
+    section = helptext.split("Options of some commands, named first:\n")[1].split("\n\n")[0]
+    said, shorts = {}, {}
+    for line in section.splitlines():
+        m = re.match(r"^  (?:(-[A-Za-z]), |    )(--[a-z-]+)(?: [A-Z]+)? +([a-z]+(?:, [a-z]+)*): ", line)
+        check(m is not None, "--help: an option line without its commands: %r" % line)
+        if m:
+            said[m.group(2)] = set(m.group(3).split(", "))
+            shorts[m.group(2)] = m.group(1)
+    check(said == OPTIONS_BY_VERB, "--help says %r" % said)
+
+    with open(os.path.join(HERE, "..", "..", "man", "slicectl.1.scd")) as f:
+        man = f.read().split("\n# OPTIONS\n")[1].split("\n# ")[0]
+    for opt, verbs in OPTIONS_BY_VERB.items():
+        m = re.search(r"^(?:\*-[A-Za-z]\*, )?\*%s\*[^\n]*\n\t((?:\*[a-z]+\*(?:, | and )?)+): " % re.escape(opt), man,
+                      re.M)
+        got = set(re.findall(r"\*([a-z]+)\*", m.group(1))) if m else None
+        check(got == verbs, "slicectl(1) says %s is for %r, not %r" % (opt, got, sorted(verbs)))
+
+    for verb in VERBS:
+        offered = set(complete(verb, "-"))
+        for opt, verbs in OPTIONS_BY_VERB.items():
+            for o in filter(None, (opt, shorts.get(opt))):
+                check((o in offered) == (verb in verbs), "completion after %s %s %s" % (
+                    verb, "lacks" if verb in verbs else "offers", o))
+        check("--help" in offered and "--version" in offered, "completion after %s: %r" % (verb, offered))
+    # the values of options with one do not count as the command
+    check("--textfile" in complete("--textfile", "/tmp", "metrics", "--t"), "metrics after --textfile DIR")
+    check(complete("--bus-root", "/tmp", "top", "--bat") == ["--batch"], "top after --bus-root DIR")
+
+    t = standard_tree("legacy")
+    try:
+        for args, rc in ((["list", "-i", "0"], 0), (["top", "-b", "-N", "1", "-i", "0"], 0),
+                         (["status", "alice"], 0), (["explain", "alice"], 0), (["check"], 0)):
+            p = run(t, "--json", *args, rc=rc)
+            try:
+                json.loads(p.stdout)
+            except ValueError:
+                check(False, "%s --json is no JSON: %r" % (args[0], p.stdout[:200]))
+        p = run(t, "--json", "metrics")
+        check(p.stdout.startswith("# HELP "), "metrics takes no --json: %r" % p.stdout[:100])
+    finally:
+        t.cleanup()
 
 
 def case_module_args():
@@ -1164,10 +1332,48 @@ def case_errors():
         check(p.stdout.startswith("slicectl "), "version")
         p = run(t, "--help")
         check("Usage: slicectl" in p.stdout, "help")
-        # no user.slice yet: an empty list, not an error
-        p = run(t, "list", "-i", "0")
-        check(p.stdout == "", "empty list prints nothing, as lsblk and findmnt: %r" % p.stdout)
-        check(slices_json(run(t, "list", "--json", "-i", "0")) == {}, "empty json")
+    finally:
+        t.cleanup()
+
+
+def case_no_slices():
+    """#28: no user slices is said, not silence: the header and a count, as systemctl closes its
+    tables; -n prints nothing, --json an empty array in the usual object; top and metrics too"""
+    for how in ("no user.slice", "an empty user.slice"):
+        t = Tree("hybrid")
+        try:
+            if how == "no user.slice":
+                shutil.rmtree(t.path("cpu", "user.slice"))
+            header = "USER UID SESSIONS WEIGHT QUOTA CPU% TIME THROTTLED THROTTLED-TIME PRESSURE%\n"
+            p = run(t, "list", "-i", "0")
+            check(p.stdout == header + "\n0 user slices listed.\n" and p.stderr == "",
+                  "%s: list %r %r" % (how, p.stdout, p.stderr))
+            p = run(t, "list", "-i", "0", "-o", "USER,UID")
+            check(p.stdout == "USER UID\n\n0 user slices listed.\n", "%s: -o: %r" % (how, p.stdout))
+            check(run(t, "list", "-i", "0", "-n").stdout == "", "%s: -n prints nothing" % how)
+            check(run(t, "list", "-i", "0", "-n", "-r").stdout == "", "%s: -n -r prints nothing" % how)
+            # raw is for scripts: the header line (unless -n), no count
+            check(run(t, "list", "-i", "0", "-r").stdout == header, "%s: -r" % how)
+            p = run(t, "list", "--json", "-i", "0")
+            check(json.loads(p.stdout) == {"slices": [], "skipped": 0}, "%s: json %r" % (how, p.stdout))
+            check(slices_json(p) == {}, "%s: json keys" % how)
+            stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4}\n"
+            one = stamp + re.escape("USER UID\n\n0 user slices listed.\n")
+            p = run(t, "top", "-b", "-N", "2", "-d", "10ms", "-i", "0", "-o", "USER,UID")
+            check(re.fullmatch(one + "\n" + one, p.stdout) is not None, "%s: top -b: %r" % (how, p.stdout))
+            p = run(t, "top", "-b", "-N", "1", "-i", "0", "--json")
+            check(json.loads(p.stdout) == {"slices": [], "skipped": 0}, "%s: top --json %r" % (how, p.stdout))
+            p = run(t, "metrics")
+            check("\ncpuslice_slices 0\n" in p.stdout and "{" not in p.stdout and p.stderr == "",
+                  "%s: metrics, the host gauges and no slice samples: %r" % (how, p.stdout))
+        finally:
+            t.cleanup()
+    # one that is skipped: the count says so
+    t = Tree("hybrid")
+    try:
+        t.write("cpu/user.slice/user-1234.slice", "planted\n")
+        p = run(t, "list", "-i", "0", "-o", "UID")
+        check(p.stdout == "UID\n\n0 user slices listed; 1 skipped (see the warnings).\n", "skipped: %r" % p.stdout)
     finally:
         t.cleanup()
 

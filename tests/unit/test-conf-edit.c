@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -334,6 +335,91 @@ static void test_concurrent_sets(void **state) {
         diag_list_done(&d);
 }
 
+/* No drop-in, no lock file (slicectl(1), FILES): an editor that leaves none removes the lock file,
+ * whether it found none, took the last line out or failed to write the first. */
+static void test_no_dropin_no_lock_file(void **state) {
+        const ConfEditOps broken_write = { failing_write, fsync, renameat };
+        char *argv[] = { "CPUWeight=9" };
+        const char *dir = *state;
+        char *why = NULL;
+        ConfEdit ed;
+        CsError e = {};
+
+        assert_int_equal(conf_edit_open(dir, NULL, &ed, &e), 0);
+        assert_int_equal(conf_edit_unset(&ed, "alice", 0, &why), 0);
+        conf_edit_done(&ed);
+        assert_int_equal(count_entries(dir), 0);
+
+        assert_int_equal(conf_edit_open(dir, &broken_write, &ed, &e), 0);
+        assert_int_equal(conf_edit_set(&ed, "alice", argv, 1, &why), 0);
+        assert_true(conf_edit_commit(&ed, &e) < 0);
+        conf_edit_done(&ed);
+        assert_int_equal(count_entries(dir), 0);
+
+        set(dir, "alice", "CPUWeight=400", NULL);
+        assert_int_equal(count_entries(dir), 2);
+        /* a drop-in that stays keeps its lock file, even when nothing changed */
+        assert_int_equal(conf_edit_open(dir, NULL, &ed, &e), 0);
+        assert_int_equal(conf_edit_unset(&ed, "bob", 0, &why), 0);
+        conf_edit_done(&ed);
+        assert_int_equal(count_entries(dir), 2);
+
+        assert_int_equal(conf_edit_open(dir, NULL, &ed, &e), 0);
+        assert_int_equal(conf_edit_unset(&ed, "alice", 0, &why), 1);
+        assert_int_equal(conf_edit_commit(&ed, &e), 0);
+        conf_edit_done(&ed);
+        assert_int_equal(count_entries(dir), 0);
+}
+
+/* Lock files removed under their holders never let two editors in at once: each child takes the
+ * lock, proves it is alone (a marker made with O_EXCL), and sets or unsets the one line, so that
+ * the drop-in and its lock file come and go all the time. */
+static void test_lock_while_lock_files_go(void **state) {
+        const char *dir = *state;
+        enum { N = 6, ROUNDS = 25 };
+        char marker[4096];
+        pid_t pids[N];
+
+        snprintf(marker, sizeof marker, "%s/inside", dir);
+        for (int i = 0; i < N; i++) {
+                pids[i] = fork();
+                assert_true(pids[i] >= 0);
+                if (pids[i] != 0)
+                        continue;
+                for (int k = 0; k < ROUNDS; k++) {
+                        char *argv[] = { "CPUWeight=7" };
+                        char *why = NULL;
+                        ConfEdit ed;
+                        CsError e = {};
+                        int fd;
+
+                        if (conf_edit_open(dir, NULL, &ed, &e) < 0)
+                                _exit(2);
+                        fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+                        if (fd < 0)
+                                _exit(3); /* someone else holds the lock too */
+                        close(fd);
+                        if ((k + i) % 2 ? conf_edit_set(&ed, "alice", argv, 1, &why) < 0
+                                        : conf_edit_unset(&ed, "alice", 0, &why) < 0)
+                                _exit(4);
+                        usleep(500);
+                        if (unlink(marker) < 0 || conf_edit_commit(&ed, &e) < 0)
+                                _exit(5);
+                        conf_edit_done(&ed);
+                }
+                _exit(0);
+        }
+        for (int i = 0; i < N; i++) {
+                int status;
+
+                assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+                assert_true(WIFEXITED(status));
+                assert_int_equal(WEXITSTATUS(status), 0);
+        }
+        /* the drop-in and its lock file, or neither */
+        assert_true(count_entries(dir) == 0 || count_entries(dir) == 2);
+}
+
 /* What the module would refuse to read is not edited: conf_check_stat, the loader's own rule */
 static void test_refuses_what_the_module_refuses(void **state) {
         const char *dir = *state;
@@ -379,7 +465,7 @@ int main(void) {
                 T(test_create_and_merge),     T(test_result_loads_cleanly), T(test_invalid_changes_nothing),
                 T(test_unset),                T(test_hand_edits_kept),      T(test_failed_write_keeps_old),
                 T(test_concurrent_sets),      T(test_refuses_what_the_module_refuses),
-                T(test_skipped_settings),
+                T(test_skipped_settings),     T(test_no_dropin_no_lock_file), T(test_lock_while_lock_files_go),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -143,6 +143,14 @@ static void test_record(void **state) {
         assert_int_equal(applied_record_load(dir, 1003, &back), 0);
         assert_int_equal(chmod(file, 0666), 0);
         assert_int_equal(applied_record_load(dir, 1001, &back), -EPERM);
+        /* nor one of another user's: only root's, or the reader's own (a user's slicectl status) */
+        assert_int_equal(chmod(file, 0644), 0);
+        if (geteuid() == 0) {
+                assert_int_equal(chown(file, 1001, 1001), 0);
+                assert_int_equal(applied_record_load(dir, 1001, &back), -EPERM);
+                assert_int_equal(chown(file, 0, 0), 0);
+        }
+        assert_int_equal(applied_record_load(dir, 1001, &back), 0);
 
         /* nothing left to record: the file goes */
         rec = (AppliedRecord) {};

@@ -213,6 +213,22 @@ fi
 # ------------------------------------------------------------------------------------ lifecycle --
 # pam-auth-update does the same with or without systemd: the lifecycle runs in systemd-v2 only,
 # where an upgrade also swaps the systemd plugin that an open session loads again at its close.
+# Without systemd the removal lifts what the cgroupfs backend wrote (slicectl reset in the prerm):
+# carol's session stays open across it and her slice gets the kernel's defaults.
+if [ "$ENV" = nosd-v2 ]; then
+        sect "apt remove with carol's session open (cgroupfs backend)"
+        start carol-remove su -l carol -c "sh $D/session.sh carol-remove 0"
+        wait_info carol-remove
+        go carol-remove
+        check "carol's slice has her values before the removal ($(kernel_values 1003))" \
+                [ "$(kernel_values 1003)" = "$(want_values 1003)" ]
+        DEBIAN_FRONTEND=noninteractive apt-get -y -q remove libpam-cpuslice slicectl > "$D/remove.log" 2>&1
+        check "apt remove ($(grep -o 'CPU limits lifted on [0-9]* user slice(s)' "$D/remove.log"))" \
+                grep -q 'CPU limits lifted on 1 user slice(s)' "$D/remove.log"
+        check "carol's open session: back to the kernel's defaults ($(kernel_values 1003))" \
+                [ "$(kernel_values 1003)" = "cpu.weight=100 cpu.max=max/100000" ]
+        stop carol-remove
+fi
 if [ "$ENV" != systemd-v2 ]; then
         sect "result"
         echo "$fails check(s) failed in pkg-$ENV"

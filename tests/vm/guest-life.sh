@@ -126,7 +126,7 @@ sect "4. apt purge"
 check "apt purge" apt_ "$D/purge.log" purge libpam-cpuslice slicectl
 check "purge: no warning from apt or dpkg" no_warning "$D/purge.log"
 # (cpuslice-vm*, and udev's link to the root disk labelled cpuslice-root: the VM harness's own)
-left=$(find /etc /run /var/lib /usr -name '*cpuslice*' -not -name 'cpuslice-vm*' -not -path '/run/udev/*' 2> /dev/null || true)
+left=$(find /etc /run /var/lib /usr -name '*cpuslice*' -not -name '*cpuslice-vm*' -not -path '/run/udev/*' 2> /dev/null || true)
 check "purge: nothing of ours is left in /etc, /run, /var/lib, /usr${left:+: $left}" [ -z "$left" ]
 check "purge: no failed unit: $(systemctl list-units --failed --plain --no-legend)" [ -z "$(systemctl list-units --failed --plain --no-legend)" ]
 

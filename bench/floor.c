@@ -27,7 +27,7 @@ static uint64_t now_ns(void) {
         return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 }
 
-static void die(const char *what) {
+static _Noreturn void die(const char *what) {
         perror(what);
         exit(1);
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # gen-conf.py cpuslice N | cgrules N PARENT: an N-line config of mixed rules (users, uid ranges,
 # numeric uids, groups) that ends with the line for the benchmarked user csb-a, so every line has
 # to be read. The other names do not exist (as in a real site file, most lines are about others).

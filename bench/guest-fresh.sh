@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # bench/guest-fresh.sh — guest half of bench/vm-fresh: fresh logins in a throw-away VM
 # (tools/vm/run, systemd-v2 or nosd-v2, of the suite bench/vm-fresh --suite asked for), each one a new process (bench/fresh-login), GAP seconds
 # after the one before, the session held HOLD_MS, in interleaved rounds (each round rotates the

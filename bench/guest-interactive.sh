@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # bench/guest-interactive.sh — guest half of `bench/vm-interactive` (one round per boot), run by
 # tools/vm/run --env systemd-v2 as root in the throw-away guest (the suite's systemd and kernel:
 # bookworm 252 / 6.1, trixie 257 / 6.12, forky; pure cgroup v2, 2 vCPUs under TCG). The same three

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The report of bench/interactive (--kind host) and bench/vm-interactive (--kind vm):
 RUNS/<config>.<round>/{probe,wake.probe,job,usage} -> markdown tables on stdout, and
 OUT/PREFIX-latency.png (CDF of the CPU-bound light user's probe lateness per configuration),

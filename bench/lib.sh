@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # bench/lib.sh — what the benchmark scripts share; sourced after ROOT is set.
 
 # One benchmark at a time on a machine: bench/run and bench/interactive both own

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # report.py RAWDIR [--opts]: the one markdown table of bench/run, from the raw samples it wrote.
 import argparse
 import json

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # conf/install-conf.sh EXAMPLE DIR — meson install script: installs EXAMPLE as DIR/cpuslice.conf
 # (under $DESTDIR) only when no cpuslice.conf is there, so a second `meson install` keeps the
 # admin's edited config. The example also lands in the doc dir (conf/meson.build). meson 1.0 shows

@@ -261,7 +261,7 @@ int main(int argc, char **argv) {
         verb = argc > 0 ? argv[0] : "list";
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
                 if (strcmp(verb, verbs[i].name) == 0) {
-                        char *list_argv[] = { "list", NULL };
+                        char list_verb[] = "list", *list_argv[] = { list_verb, NULL };
                         r = verbs[i].run(argc > 0 ? argc : 1, argc > 0 ? argv : list_argv);
                         if (fflush(stdout) != 0 && r >= 0)
                                 r = log_error(-EIO, "cannot write output: %m");

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <libsmartcols.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -183,7 +184,7 @@ static int cmp_rows(const void *a, const void *b, void *userdata) {
                         return c;
         } else {
                 double kx = sort_key(x, sort_column), ky = sort_key(y, sort_column);
-                if (kx != ky)
+                if (kx < ky || kx > ky || isunordered(kx, ky)) /* kx != ky, NaN included */
                         return (kx > ky) == infos[sort_column].descending ? -1 : 1;
         }
         return x->info.uid < y->info.uid ? -1 : x->info.uid > y->info.uid;

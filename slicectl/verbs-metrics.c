@@ -157,7 +157,7 @@ static int make_labels(Metrics *m) {
 
 static int metrics_collect(Metrics *m) {
         _cleanup_(diag_list_done) DiagList d = {};
-        char *check_argv[] = { "check", NULL };
+        char check_verb[] = "check", *check_argv[] = { check_verb, NULL };
         _cleanup_(backend_closep) SliceBackend b = {};
         struct timespec ts;
         int r;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # run-fuzzer.sh FUZZER SEED_DIR WORK_DIR: runs one libFuzzer target for $CPUSLICE_FUZZ_SECONDS
 # (default 10) from its seed corpus. New inputs go to WORK_DIR/corpus (the seeds in the source tree
 # are never written), a crash to WORK_DIR/crash-*. Prints "FUZZ <target> <executions> execs <secs> s".

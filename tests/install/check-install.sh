@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/install/check-install.sh SRCDIR — the meson side of installing (issue #15 item 5, #18 item 6):
 #  1. `meson setup --prefix=/usr` + `meson install --destdir` puts every file where the module,
 #     slicectl, libpam and man look: the config where lib/conf.h reads it, the module and its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Shared by test-faults.sh, test-hostile.sh and test-races.sh (after lib.sh): a syslog catcher that
 # keeps the raw bytes, snapshots of the scratch tree, and the fail-open/strict check every fault
 # must pass.

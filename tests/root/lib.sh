@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Shared by the real-kernel tests: a scratch parent in the real cpu hierarchy (and the accounting
 # mirror), PAM service files of the test's own, users from nss_wrapper, a syslog socket.
 # Never touches the host's /etc/pam.d or its live user.slice.

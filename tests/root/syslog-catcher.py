@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """A syslog socket for tests: binds a datagram socket at argv[1] and appends every message to
 argv[2], one per line, until killed. This machine has no /dev/log; tests bind-mount a directory
 holding this socket over /dev in a private mount namespace."""

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The systemd backend against tests/helpers/fake-bus.py (a D-Bus peer playing the bus and systemd,
 # reached only through the module argument bus_socket=): what is sent, a caller's hostile
 # environment (nothing of it is read: getenv-trace.so records every getenv the module, its plugin

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # 32 parallel open/close loops of one user x 200: no failed session, no process stranded in a
 # scope, nothing left behind.
 . "$(dirname "$0")/lib.sh"

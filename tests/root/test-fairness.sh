@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Weights divide contended CPU: alice (CPUWeight=300) and bob (100) through the module, each with
 # a hog on every CPU; at the same time and under the same scratch parent, a reference of
 # hand-written cgroups at the module's depth (ref.slice/ref-{a,b}.slice/s.scope, cpu.shares 3072

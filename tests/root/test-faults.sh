@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Fault injection on the real kernel and real files: each fault lets the login proceed with one
 # clear syslog line, denies it under `strict`, and changes nothing outside the user's own
 # user-UID.slice (the scratch tree is compared before and after). Faults the real kernel cannot be

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Hostile input on the real kernel: a tmpfs mounted where user.slice, user-UID.slice or the scope
 # should be (refused: not cgroupfs; nothing written into it); user and group names with '/', '..',
 # blanks, control bytes, 300 bytes, or digits; XDG_SESSION_ID with path characters or 4 KB; configs

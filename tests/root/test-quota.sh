@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # CPUQuota=50% caps a user with a hog on every CPU at half of one CPU. Beside carol's session, in
 # the same window and under the same scratch parent, a hand-written cgroup at the module's depth
 # (ref.slice/ref-q.slice/s.scope, cpu.cfs_quota_us 50000 per cpu.cfs_period_us 100000: what the

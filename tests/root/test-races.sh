@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Races on the real hierarchy: $RACES_PROCS (64) parallel open/close loops of one user x
 # $RACES_CYCLES, while `slicectl apply` re-applies the config and two `slicectl set` loops rewrite
 # the drop-in the module reads at every login. Checker sessions verify where their process sits and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Real v1 hierarchy: the module twice in one stack (runuser-l includes runuser, su includes
 # common-session) places the login once, and close leaves the caller where it was before the first
 # open, with nothing left behind; a login from inside the user's own slice (su - self) stays where

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Real v1 cpu hierarchy: values land in cpu.shares / cpu.cfs_*; the session's process is really in
 # the scope (in the cpu tree and in the accounting mirror); close removes scope and slice; the
 # module's syslog lines carry file:line for a bad config line.

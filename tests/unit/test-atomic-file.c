@@ -85,7 +85,7 @@ static void test_replace(void **state) {
         mode_t saved = umask(0777); /* the mode is set explicitly, whatever the umask */
 
         assert_true(dfd >= 0);
-        assert_int_equal(atomic_file_replace(dfd, "m.prom", 0644, fill_text, "first\n"), 0);
+        assert_int_equal(atomic_file_replace(dfd, "m.prom", 0644, fill_text, (char *) "first\n"), 0);
         a = slurp(dfd, "m.prom");
         assert_string_equal(a, "first\n");
         assert_int_equal(fstatat(dfd, "m.prom", &st, 0), 0);
@@ -94,7 +94,7 @@ static void test_replace(void **state) {
         /* a reader that has the old file open keeps reading the old content: a new inode */
         old = openat(dfd, "m.prom", O_RDONLY | O_CLOEXEC);
         assert_true(old >= 0);
-        assert_int_equal(atomic_file_replace(dfd, "m.prom", 0644, fill_text, "second\n"), 0);
+        assert_int_equal(atomic_file_replace(dfd, "m.prom", 0644, fill_text, (char *) "second\n"), 0);
         b = slurp(dfd, "m.prom");
         assert_string_equal(b, "second\n");
         o = calloc(1, 64);
@@ -109,7 +109,7 @@ static void test_fill_fails(void **state) {
         _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         _cleanup_free_ char *a = NULL;
 
-        assert_int_equal(atomic_file_replace(dfd, "m.prom", 0644, fill_text, "good\n"), 0);
+        assert_int_equal(atomic_file_replace(dfd, "m.prom", 0644, fill_text, (char *) "good\n"), 0);
         assert_int_equal(atomic_file_replace(dfd, "m.prom", 0644, fill_fail, NULL), -EBADMSG);
         a = slurp(dfd, "m.prom");
         assert_string_equal(a, "good\n"); /* untouched */
@@ -122,9 +122,9 @@ static void test_symlink_replaced_not_followed(void **state) {
         _cleanup_free_ char *a = NULL, *t = NULL;
         struct stat st;
 
-        assert_int_equal(atomic_file_replace(dfd, "target", 0600, fill_text, "keep\n"), 0);
+        assert_int_equal(atomic_file_replace(dfd, "target", 0600, fill_text, (char *) "keep\n"), 0);
         assert_int_equal(symlinkat("target", dfd, "m.prom"), 0);
-        assert_int_equal(atomic_file_replace(dfd, "m.prom", 0644, fill_text, "new\n"), 0);
+        assert_int_equal(atomic_file_replace(dfd, "m.prom", 0644, fill_text, (char *) "new\n"), 0);
         assert_int_equal(fstatat(dfd, "m.prom", &st, AT_SYMLINK_NOFOLLOW), 0);
         assert_true(S_ISREG(st.st_mode));
         a = slurp(dfd, "m.prom");
@@ -141,10 +141,10 @@ static void test_bad_names(void **state) {
 
         memset(longname, 'x', sizeof longname - 1);
         longname[sizeof longname - 1] = '\0';
-        assert_int_equal(atomic_file_replace(dfd, "", 0644, fill_text, "x"), -EINVAL);
-        assert_int_equal(atomic_file_replace(dfd, "a/b", 0644, fill_text, "x"), -EINVAL);
-        assert_int_equal(atomic_file_replace(dfd, longname, 0644, fill_text, "x"), -EINVAL);
-        assert_int_equal(atomic_file_replace(-EBADF, "m.prom", 0644, fill_text, "x"), -EBADF);
+        assert_int_equal(atomic_file_replace(dfd, "", 0644, fill_text, (char *) "x"), -EINVAL);
+        assert_int_equal(atomic_file_replace(dfd, "a/b", 0644, fill_text, (char *) "x"), -EINVAL);
+        assert_int_equal(atomic_file_replace(dfd, longname, 0644, fill_text, (char *) "x"), -EINVAL);
+        assert_int_equal(atomic_file_replace(-EBADF, "m.prom", 0644, fill_text, (char *) "x"), -EBADF);
         assert_entries(dir, 0, NULL);
 }
 

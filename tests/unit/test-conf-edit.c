@@ -219,7 +219,7 @@ static void test_hand_edits_kept(void **state) {
  * like any other; what the module skips is kept as written, unless set or unset replace it */
 static void test_skipped_settings(void **state) {
         const char *dir = *state;
-        char *argv[] = { "CPUWeight=5", "CPUWieght=6" }, *why = NULL, path[4096];
+        char *argv[] = { (char *) "CPUWeight=5", (char *) "CPUWieght=6" }, *why = NULL, path[4096];
         RuleSet rs = {};
         DiagList d = {};
         ConfEdit ed;
@@ -280,7 +280,7 @@ static void test_failed_write_keeps_old(void **state) {
 
         set(dir, "alice", "CPUWeight=400", NULL);
         for (size_t i = 0; i < 2; i++) {
-                char *argv[] = { "CPUWeight=9" };
+                char *argv[] = { (char *) "CPUWeight=9" };
                 char *why = NULL;
                 ConfEdit ed;
                 CsError e = {};
@@ -339,7 +339,7 @@ static void test_concurrent_sets(void **state) {
  * whether it found none, took the last line out or failed to write the first. */
 static void test_no_dropin_no_lock_file(void **state) {
         const ConfEditOps broken_write = { failing_write, fsync, renameat };
-        char *argv[] = { "CPUWeight=9" };
+        char *argv[] = { (char *) "CPUWeight=9" };
         const char *dir = *state;
         char *why = NULL;
         ConfEdit ed;
@@ -387,7 +387,7 @@ static void test_lock_while_lock_files_go(void **state) {
                 if (pids[i] != 0)
                         continue;
                 for (int k = 0; k < ROUNDS; k++) {
-                        char *argv[] = { "CPUWeight=7" };
+                        char *argv[] = { (char *) "CPUWeight=7" };
                         char *why = NULL;
                         ConfEdit ed;
                         CsError e = {};

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/boot-watchdog.sh — tools/vm/run's boot watchdog (BOOT WATCHDOG in its header): a guest
 # whose console stays silent before the test script starts is killed and booted once more, and a
 # second stall ends the run with 124. QEMU's -S (CPUs stopped from the start) gives a boot that

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """tests/vm/check-slicectl.py SHARE — checks the `slicectl list --json` output that
 tests/vm/guest-cgroupfs.sh took inside the guest while the sessions ran (the guest has no
 python3). slicectl-fair.json: alice and bob, each with nproc hogs; slicectl-quota.json: carol

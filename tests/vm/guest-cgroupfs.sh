@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/guest-cgroupfs.sh — guest half of vm-nosd-v2 and vm-nosd-v1 (tests/vm/vm-test.sh).
 #
 # Runs as root in a VM without systemd (tools/vm/run --env nosd-v2|nosd-v1), where the module's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/guest-lib.sh — sourced by the guest halves of the VM tests: check/figure output and
 # background logins that hold a session (tests/vm/session.sh) until told to stop.
 # Needs: S (the share), D (a scratch dir in the guest holding session.sh).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/guest-life.sh — guest half of vm-life-pkg-systemd-v2-trixie (tests/vm/vm-test.sh
 # pkg-systemd-v2 guest-life.sh): the packages' whole life on a systemd host, as a new admin lives
 # it (issue #28's "install, remove and reinstall without surprises"):

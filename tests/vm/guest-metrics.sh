@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/guest-metrics.sh — guest half of vm-metrics-systemd-v2 and vm-metrics-nosd-v2
 # (tests/vm/vm-test.sh ENV guest-metrics.sh).
 #

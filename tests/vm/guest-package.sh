@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/guest-package.sh — guest half of vm-pkg-systemd-v2, vm-pkg-systemd-v1 and vm-pkg-nosd-v2
 # (tests/vm/vm-test.sh): the Debian packages as an admin uses them, and the logins the other
 # guest halves do not make.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/guest-systemd-backend.sh — guest half of vm-systemd-v2 and vm-systemd-v1
 # (tests/vm/vm-test.sh): the systemd backend on real systemd, and su/sudo/runuser.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/harness-smoke.sh — smoke test of the QEMU VM harness (tools/vm).
 #
 # Builds (or reuses) the cached guest image, then boots each environment once

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/host-lib.sh — sourced by the host halves of the VM tests (vm-test.sh, boot-watchdog.sh,
 # harness-smoke.sh); they set NAME first. Not a guest file: the guests source guest-lib.sh.
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/session.sh TAG HOGS — the body of one login in the VM tests, run as the logged-in user
 # (su -l alice -c 'sh /tmp/vmt/session.sh alice-su-l 2', or typed into a login shell).
 # Writes /tmp/vmt/TAG.info (its pid, user, /proc/self/cgroup) for the test to check, then runs

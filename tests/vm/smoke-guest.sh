@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Guest half of tests/vm/harness-smoke.sh: runs as root inside the VM (from
 # /mnt/share) and checks that the environment named by $CPUSLICE_VM_ENV looks
 # the way the harness promises.  Prints the raw facts, then one

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/vm-test.sh ENV — one test of the meson suite `vm`: boots a throw-away QEMU guest
 # (tools/vm/run) with the freshly built module and slicectl, and runs the guest half there:
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tools/vm/suite-lib.sh — which Debian suites the VM harness boots, and which test environments
 # exist on each; sourced by tools/vm/run, tools/vm/all-suites and tests/vm/vm-test.sh, so that a
 # combination that cannot exist is refused (or skipped) with the same one-line reason everywhere.

@@ -110,6 +110,17 @@ log_has() {
         grep -qF -- "$1" "$LOG" || { echo "FAIL: syslog lacks: $1"; echo "--- syslog:"; cat "$LOG"; exit 1; }
 }
 
+# wait_placed UID...: until each user's slice is in the cgroup2 accounting mirror (a login beside
+# a test's own hogs can take seconds), for 30 s at most; prints the first one missing and fails
+wait_placed() {
+        local uid f
+        for uid in "$@"; do
+                f=$ACCT/user.slice/user-$uid.slice/cpu.stat
+                for _ in $(seq 300); do [ -e "$f" ] && break; sleep 0.1; done
+                [ -e "$f" ] || { echo "$f"; return 1; }
+        done
+}
+
 usage_usec() { # UID -> usage of user-UID.slice from the cgroup2 accounting mirror
         awk '/^usage_usec/ {print $2}' "$ACCT/user.slice/user-$1.slice/cpu.stat"
 }

@@ -45,13 +45,10 @@ in_ref a "$(spin)" &
 ra=$!
 in_ref b "$(spin)" &
 rb=$!
-# both logins placed (on a machine the reference's hogs already saturate, a login can take
-# seconds), then all four groups saturated
+# both logins placed, then all four groups saturated
 w0=$(date +%s%N)
-for f in "$ACCT/user.slice/user-1001.slice" "$ACCT/user.slice/user-1002.slice"; do
-        for _ in $(seq 300); do [ -e "$f/cpu.stat" ] && break; sleep 0.1; done
-        [ -e "$f/cpu.stat" ] || { touch "$STOP"; wait $pa $pb $ra $rb; fail "no session slice at $f after 30 s; the module logged: $(cat "$LOG")"; }
-done
+missing=$(wait_placed 1001 1002) ||
+        { touch "$STOP"; wait $pa $pb $ra $rb; fail "no session slice ($missing) after 30 s; the module logged: $(cat "$LOG")"; }
 echo "both logins placed after $(( ($(date +%s%N) - w0) / 1000000 )) ms"
 sleep 1
 sa=$(cat "$CPU/user.slice/user-1001.slice/cpu.shares"); sb=$(cat "$CPU/user.slice/user-1002.slice/cpu.shares")

@@ -44,10 +44,9 @@ login carol -- sh -c "$(spin)" &
 c=$!
 sh -c 'echo $$ > "$1/cgroup.procs" && echo $$ > "$2/cgroup.procs" && exec sh -c "$3"' ref "$REF" "$REF_ACCT" "$(spin)" &
 r=$!
-# carol placed (a login beside the reference's hogs can take seconds), then both saturated
-for _ in $(seq 300); do [ -e "$ACCT/user.slice/user-1003.slice/cpu.stat" ] && break; sleep 0.1; done
-[ -e "$ACCT/user.slice/user-1003.slice/cpu.stat" ] ||
-        { touch "$STOP"; wait $c $r; fail "no session slice for carol after 30 s; the module logged: $(cat "$LOG")"; }
+# carol placed, then both saturated
+missing=$(wait_placed 1003) ||
+        { touch "$STOP"; wait $c $r; fail "no session slice for carol ($missing) after 30 s; the module logged: $(cat "$LOG")"; }
 sleep 1
 read -r t0a _ c0 r0 <<< "$(snap)"
 sleep "$SECS"

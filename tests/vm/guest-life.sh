@@ -36,8 +36,8 @@ apt_() { # apt_ LOG ARGS...: apt-get, its output kept in LOG
         DEBIAN_FRONTEND=noninteractive apt-get -y -q "$@" > "$log" 2>&1 || { sed 's/^/  | /' "$log"; return 1; }
 }
 no_warning() { ! grep -E '(^|: )(warning|error):|^[WE]: ' "$1"; }
-login_values() { # login_values TAG USER: a login that ends at once; prints the slice's values during it
-        su -l "$2" -c "cat /sys/fs/cgroup/user.slice/user-\$(id -u).slice/cpu.weight; cat /sys/fs/cgroup/user.slice/user-\$(id -u).slice/cpu.max" |
+login_values() { # login_values USER: a login that ends at once; prints the slice's values during it
+        su -l "$1" -c "cat /sys/fs/cgroup/user.slice/user-\$(id -u).slice/cpu.weight; cat /sys/fs/cgroup/user.slice/user-\$(id -u).slice/cpu.max" |
                 tr '\n' ' ' | sed 's/ $//'
 }
 sd_prop() { systemctl show -P "$2" "user-$1.slice"; }
@@ -64,7 +64,7 @@ active=$(grep -vE '^[[:space:]]*(#|$)' /etc/security/cpuslice.conf || true)
 check "the shipped config has no active line${active:+: $active}" [ -z "$active" ]
 check "cpuslice-gc.timer is enabled, cpuslice-metrics.timer is not" \
         bash -c '[ "$(systemctl is-enabled cpuslice-gc.timer)" = enabled ] && [ "$(systemctl is-enabled cpuslice-metrics.timer)" = disabled ]'
-got=$(login_values first-bob bob)
+got=$(login_values bob)
 check "a login with the shipped config gets systemd's defaults (cpu.weight, cpu.max: $got)" [ "$got" = "100 max 100000" ]
 check "nothing was sent to systemd: no record in /run/cpuslice/systemd" [ -z "$(ls -A /run/cpuslice/systemd 2> /dev/null)" ]
 check "no runtime drop-in for user-1002.slice: $(ours_in_control 1002 | tr '\n' ' ')" [ -z "$(ours_in_control 1002)" ]
@@ -119,7 +119,7 @@ check "no unit of ours is failed or not-found: $(failed_units)" [ -z "$(failed_u
 check "no failed unit at all: $(systemctl list-units --failed --plain --no-legend)" [ -z "$(systemctl list-units --failed --plain --no-legend)" ]
 check "the textfile did not come back" [ ! -e "$TEXTFILE_DIR/cpuslice.prom" ]
 stop bob-life carol-life
-got=$(login_values after-remove bob)
+got=$(login_values bob)
 check "a new login of bob after the removal carries none of the module's values ($got)" [ "$got" = "100 max 100000" ]
 
 # -------------------------------------------------------------------------------------- purge --
@@ -138,7 +138,7 @@ check "the shipped config is back" cmp -s <(dpkg-deb --fsys-tarfile /tmp/debs/li
 check "no run-time override came back" [ ! -e /run/cpuslice.d/50-slicectl.conf ]
 out=$(slicectl check 2>&1); rc=$?
 check "slicectl check prints nothing and exits 0 (status $rc${out:+: $out})" [ "$rc" = 0 -a -z "$out" ]
-got=$(login_values after-reinstall bob)
+got=$(login_values bob)
 check "bob's login after the reinstall gets systemd's defaults ($got)" [ "$got" = "100 max 100000" ]
 check "cpuslice-gc.timer is enabled again, cpuslice-metrics.timer is not" \
         bash -c '[ "$(systemctl is-enabled cpuslice-gc.timer)" = enabled ] && [ "$(systemctl is-enabled cpuslice-metrics.timer)" = disabled ]'

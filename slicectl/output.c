@@ -11,7 +11,7 @@
 #include "parse-util.h"
 
 /* The formatted text, escaped; NULL only when out of memory. */
-static char *format_escaped(const char *fmt, va_list ap) {
+_printf_(1, 0) static char *format_escaped(const char *fmt, va_list ap) {
         _cleanup_free_ char *raw = NULL;
 
         if (vasprintf(&raw, fmt, ap) < 0)
@@ -19,7 +19,7 @@ static char *format_escaped(const char *fmt, va_list ap) {
         return escape_dup(raw);
 }
 
-static void put_line(FILE *f, const char *prefix, const char *fmt, va_list ap) {
+_printf_(3, 0) static void put_line(FILE *f, const char *prefix, const char *fmt, va_list ap) {
         _cleanup_free_ char *text = format_escaped(fmt, ap);
 
         fprintf(f, "%s%s\n", prefix, text ? text : "(out of memory)");

@@ -205,8 +205,9 @@ static const char *cell(const TableControl *ctl, const SliceRow *r, int col, cha
         switch (col) {
         case COL_USER:
                 return r->user;
-        case COL_UID:
-                return NUM(r->info.uid);
+        case COL_UID: /* never absent: CGSTAT_NONE is not a uid_t */
+                snprintf(buf, FORMAT_MAX, "%u", (unsigned) r->info.uid);
+                return buf;
         case COL_SESSIONS:
                 return NUM(r->info.n_scopes);
         case COL_WEIGHT:

@@ -50,14 +50,17 @@ failed_units() { systemctl list-units --all --plain --no-legend 'cpuslice*' | gr
 sect "1. apt install, as shipped"
 cp -a /etc/pam.d "$D/pam.d.orig"
 install_packages || exit 1
-for p in /usr/lib/x86_64-linux-gnu/security/pam_cpuslice.so /usr/lib/x86_64-linux-gnu/security/pam_cpuslice-systemd.so \
+# the module goes where this release's own PAM modules are (debian/rules): /usr/lib/... on trixie
+# and later, /lib/... on bookworm, so that dpkg shares the directory with libpam-modules
+moddir=$(dirname "$(dpkg -L libpam-modules | grep -m1 '/pam_unix\.so$')")
+for p in "$moddir/pam_cpuslice.so" "$moddir/pam_cpuslice-systemd.so" \
          /usr/bin/slicectl /etc/security/cpuslice.conf /usr/share/pam-configs/cpuslice \
          /usr/lib/systemd/system/cpuslice-gc.timer /usr/lib/systemd/system/cpuslice-metrics.timer \
          /usr/share/man/man8/pam_cpuslice.8.gz /usr/share/man/man5/cpuslice.conf.5.gz /usr/share/man/man1/slicectl.1.gz; do
         check "dpkg -S $p: $(dpkg -S "$p" 2>&1 | head -n1)" dpkg -S "$p"
 done
-left=$(dpkg -L libpam-cpuslice slicectl | grep -E '^/(lib|bin|sbin)(/|$)' || true)
-check "nothing is installed in the aliased /lib, /bin, /sbin${left:+: $left}" [ -z "$left" ]
+left=$(dpkg -L libpam-cpuslice slicectl | grep -E '^/(lib|bin|sbin)(/|$)' | grep -vxF -e "${moddir%/*/*}" -e "${moddir%/*}" -e "$moddir" -e "$moddir/pam_cpuslice.so" -e "$moddir/pam_cpuslice-systemd.so" || true)
+check "nothing but the module ($moddir) is installed in the aliased /lib, /bin, /sbin${left:+: $left}" [ -z "$left" ]
 out=$(slicectl check 2>&1); rc=$?
 check "slicectl check on the shipped config prints nothing and exits 0 (status $rc${out:+: $out})" [ "$rc" = 0 -a -z "$out" ]
 active=$(grep -vE '^[[:space:]]*(#|$)' /etc/security/cpuslice.conf || true)

@@ -19,9 +19,9 @@
 #
 # CPUSLICE_VM_SUITE (default bookworm; tools/vm/suite-lib.sh) picks the guest's Debian suite; the
 # test is then named vm-...-SUITE, and skips (77) with the reason when ENV cannot exist there.
-# Suites whose libc is older than the host's (bullseye) install packages built in a chroot of
-# the suite, DEBS-SUITE (tools/package --suite SUITE DEBS-SUITE, built here when missing or
-# older than the module), with the pam-run built there too.
+# Each suite installs the build made for it (vm_build_suite, tools/vm/suite-lib.sh): the host's
+# (bookworm) or one made in a chroot, DEBS-SUITE (tools/package --suite SUITE DEBS-SUITE, built
+# here when missing or older than the module; trixie's serves forky), with the pam-run built there.
 #
 # Every guest half installs the built .debs with apt: DEBS (meson sets it: build/debs) holds them,
 # built by the `package` test (tools/package) or here when missing or older than the module.
@@ -65,8 +65,9 @@ command -v qemu-system-x86_64 > /dev/null || skip "qemu-system-x86_64 is not ins
 t0=$SECONDS
 DEBS=${DEBS:-$TOP/build-deb}
 pkg_args=()
-if vm_own_build "$SUITE"; then
-        DEBS=$DEBS-$SUITE pkg_args=(--suite "$SUITE")
+build_suite=$(vm_build_suite "$SUITE")
+if [ -n "$build_suite" ]; then
+        DEBS=$DEBS-$build_suite pkg_args=(--suite "$build_suite")
         PAM_RUN=$DEBS/helpers/pam-run
 fi
 if ! ls "$DEBS"/libpam-cpuslice_*.deb "$DEBS"/slicectl_*.deb > /dev/null 2>&1 ||

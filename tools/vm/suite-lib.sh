@@ -7,10 +7,22 @@
 VM_SUITES=(bullseye bookworm trixie forky)
 VM_DEFAULT_SUITE=bookworm
 
-# vm_own_build SUITE: true when SUITE's libc is older than the one the packages built on the
-# (bookworm) host need, so that its guests install packages built in a chroot of the suite
-# (tools/package --suite SUITE); bookworm's build installs on trixie and forky as it is
-vm_own_build() { [ "$1" = bullseye ]; }
+# vm_old_libc SUITE: true when SUITE's glibc is older than the one binaries built on the (bookworm)
+# host need, so that the host-built pam-run, probe and packages cannot run there
+vm_old_libc() { [ "$1" = bullseye ]; }
+
+# vm_build_suite SUITE: prints the suite whose build of the packages SUITE's guests install, when
+# that is not the host's own build (tools/package --suite it, in a chroot); prints nothing when the
+# host's build is the one. Each build puts the files where its suite's own packages do
+# (debian/rules): bullseye and bookworm have their own, trixie's serves forky too.
+vm_build_suite() {
+        local b
+        case "$1" in
+        bullseye|bookworm) b=$1 ;;
+        *) b=trixie ;;
+        esac
+        [ "$b" = "$(host_suite)" ] || echo "$b"
+}
 
 # vm_env_missing SUITE ENV: prints why ENV (systemd-v2|systemd-v1|nosd-v2|nosd-v1, pkg- or not)
 # cannot exist on SUITE and returns 0; returns 1 (prints nothing) when it can.
@@ -54,3 +66,25 @@ host_suite() { (. /etc/os-release && echo "${VERSION_CODENAME:-}"); }
 # the mirror for SUITE: the host's sources list only the host's own suite, and the mirror that
 # serves it serves the others too
 suite_mirror() { find_mirror "$1" || find_mirror "$(host_suite)"; }
+
+# suite_chroot SUITE LOG: prints the cached buildd chroot of SUITE
+# (/var/cache/pam_cpuslice/chroot/SUITE, from the mirror of the host's apt sources), made first when
+# missing (debootstrap's output to LOG); shared by tools/package --suite and tools/lintian-suite.
+# Returns 1 with the reason on stderr when it cannot be made. Needs root.
+suite_chroot() {
+        local suite=$1 log=$2 chroots=/var/cache/pam_cpuslice/chroot mirror ch
+        ch=$chroots/$suite
+        if [ ! -f "$ch/.complete" ]; then
+                command -v debootstrap > /dev/null || { apt-get update -q && apt-get install -y -q debootstrap; } >&2 || return 1
+                mirror=$(suite_mirror "$suite") || { echo "no apt source in /etc/apt to take the mirror from" >&2; return 1; }
+                echo "debootstrap --variant=buildd $suite into $ch ($mirror)" >&2
+                rm -rf "$ch.tmp" && mkdir -p "$chroots"
+                debootstrap --variant=buildd "$suite" "$ch.tmp" "$mirror" > "$log" 2>&1 ||
+                        { tail -n 30 "$log" >&2; echo "debootstrap $suite failed" >&2; return 1; }
+                echo "deb $mirror $suite main" > "$ch.tmp/etc/apt/sources.list"
+                touch "$ch.tmp/.complete"
+                rm -rf "$ch" && mv "$ch.tmp" "$ch"
+        fi
+        cp /etc/resolv.conf "$ch/etc/resolv.conf"
+        echo "$ch"
+}

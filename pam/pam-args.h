@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <security/pam_modules.h>
 
-#include "backend-cgroupfs.h"
+#include "cgfs.h"
 #include "conf.h"
 #include "slice-target.h"
 

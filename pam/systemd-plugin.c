@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* pam_cpuslice-systemd.so: the systemd backend for the module, loaded on demand (see
- * lib/systemd-plugin.h). Exports one table and nothing else. */
+ * lib/systemd/systemd-plugin.h). Exports one table and nothing else. */
 #include "macro.h"
 #include "systemd-plugin.h"
 

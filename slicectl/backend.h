@@ -3,7 +3,7 @@
 
 /* The seam between slicectl and the way slices are kept: both backends read the live values from
  * cgroupfs; the cgroupfs one also writes them there, the systemd one asks PID 1 (the single
- * writer of user.slice on a host it booted). Which one, and where, is lib/slice-target.h's call. */
+ * writer of user.slice on a host it booted). Which one, and where, is lib/login/slice-target.h's call. */
 
 #include "backend-cgroupfs.h"
 #include "error.h"

@@ -2,7 +2,7 @@
 /* One config line through conf_parse_line. Every field after the domain is either used or skipped
  * with a reason; a parsed line's text (comment, blanks and skipped settings removed) parses again
  * to the same rule, with nothing skipped. */
-#include "conf.h"
+#include "conf-parse.h"
 #include "fuzz-check.h"
 #include "parse-util.h"
 

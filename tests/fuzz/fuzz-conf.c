@@ -6,6 +6,7 @@
 
 #include "diag.h"
 #include "conf.h"
+#include "conf-parse.h"
 #include "fuzz-check.h"
 #include "user.h"
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/install/check-install.sh SRCDIR — the meson side of installing (issue #15 item 5, #18 item 6):
 #  1. `meson setup --prefix=/usr` + `meson install --destdir` puts every file where the module,
-#     slicectl, libpam and man look: the config where lib/conf.h reads it, the module and its
+#     slicectl, libpam and man look: the config where lib/policy/conf.h reads it, the module and its
 #     systemd plugin beside libpam's own modules, slicectl(1)/cpuslice.conf(5)/pam_cpuslice(8)
 #     under /usr/share/man, the completion where bash-completion looks;
 #  2. a second `meson install` keeps an edited /etc/security/cpuslice.conf byte for byte;
@@ -20,8 +20,8 @@ check() { # check DESCRIPTION COMMAND...
         local what=$1; shift
         if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
 }
-conf_file=$(sed -n 's/^#define CONF_MAIN_FILE *"\(.*\)"/\1/p' "$SRC/lib/conf.h")
-[ -n "$conf_file" ] || { echo "FAIL no CONF_MAIN_FILE in lib/conf.h"; exit 1; }
+conf_file=$(sed -n 's/^#define CONF_MAIN_FILE *"\(.*\)"/\1/p' "$SRC/lib/policy/conf.h")
+[ -n "$conf_file" ] || { echo "FAIL no CONF_MAIN_FILE in lib/policy/conf.h"; exit 1; }
 libpam_dir=$(dirname "$(readlink -f "$(dpkg -L libpam-modules | grep '/pam_unix\.so$' | head -n1)")")
 
 meson setup "$T/b" "$SRC" --prefix=/usr -Dtests=disabled > "$T/setup.log" 2>&1 || { cat "$T/setup.log"; exit 1; }
@@ -33,7 +33,7 @@ mod=$(cd "$D" && find . -name pam_cpuslice.so | sed 's/^\.//')
 check "the module is in libpam's module dir $libpam_dir (it is at $mod)" \
         [ "$(readlink -f "$(dirname "/$mod")")" = "$libpam_dir" ]
 check "the systemd plugin is beside the module" [ -f "$D$(dirname "$mod")/pam_cpuslice-systemd.so" ]
-check "the config is at $conf_file, where lib/conf.h reads it" cmp -s "$SRC/conf/cpuslice.conf" "$D$conf_file"
+check "the config is at $conf_file, where lib/policy/conf.h reads it" cmp -s "$SRC/conf/cpuslice.conf" "$D$conf_file"
 check "slicectl is in /usr/bin" [ -x "$D/usr/bin/slicectl" ]
 for m in man1/slicectl.1 man5/cpuslice.conf.5 man8/pam_cpuslice.8; do
         check "/usr/share/man/$m" [ -s "$D/usr/share/man/$m" ]

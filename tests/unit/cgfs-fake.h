@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "backend-cgroupfs.h"
+#include "cgfs.h"
 
 typedef enum Op { OP_OPENAT, OP_MKDIRAT, OP_UNLINKAT, OP_WRITE, OP_READ, OP_FSTATFS, OP_FCHMOD, _OP_MAX } Op;
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "conf.h"
+#include "conf-parse.h"
 #include "macro.h"
 
 static void test_domains(void **state) {

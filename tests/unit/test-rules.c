@@ -10,7 +10,7 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "conf.h"
+#include "conf-parse.h"
 
 typedef struct Fixture {
         RuleSet rs;

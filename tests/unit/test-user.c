@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "conf.h"
+#include "conf-parse.h"
 #include "user.h"
 
 static void test_lookup(void **state) {

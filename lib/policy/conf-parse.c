@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "conf.h"
+#include "conf-parse.h"
 #include "macro.h"
 #include "parse-util.h"
 

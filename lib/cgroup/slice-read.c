@@ -10,6 +10,7 @@
 #include "cpu-value.h"
 #include "macro.h"
 #include "read-file.h"
+#include "slice-name.h"
 #include "slice-read.h"
 
 /* A control file the kernel may not offer here: absent (NULL) rather than an error. */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* cpuslice.conf(5): where the files are (conf-files.c) and how a line reads (conf-parse.c). */
+/* cpuslice.conf(5): which files are read, in which order, refused unless root-owned; each one's
+ * lines go to conf-parse.h. The loading path reads one way: conf_load() -> conf_parse_buffer()
+ * -> the RuleSet of rules.h. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -14,7 +16,6 @@
 #define CONF_DROP_IN_DIR "/etc/security/cpuslice.d"
 #define CONF_RUN_DIR     "/run/cpuslice.d"
 
-#define CONF_LINE_MAX   4096
 #define CONF_FILE_MAX   (16u * 1024 * 1024)
 
 typedef struct ConfPaths {
@@ -27,30 +28,6 @@ typedef enum ConfPermMode {
         CONF_PERMS_ENFORCE,     /* what the module does: unsafe files are refused */
         CONF_PERMS_WARN,        /* slicectl check FILE: files in a git checkout are not root's */
 } ConfPermMode;
-
-/* What of a line was not used, and why: one entry per bad setting, or one for a line that has no
- * valid domain (token NULL). */
-typedef struct ConfSkip {
-        char *reason;           /* what is wrong and what is allowed; quotes only what is config */
-        char *token;            /* the setting as written, for conf-edit to keep; never for a message */
-        int setting;            /* the Setting it assigns (a bad value, a repeat), or -1 */
-} ConfSkip;
-
-typedef struct ConfSkips {
-        ConfSkip *items;
-        size_t n, cap;
-} ConfSkips;
-
-void conf_skips_done(ConfSkips *s);
-
-/* Parses one line (no newline), as systemd reads a unit file: a bad setting is skipped alone.
- * 0: a rule in *ret (its text holds only the settings used), the settings skipped in *skips;
- * 1: blank or comment; <0: no rule (bad domain, no valid setting), *skips says why. *skips is
- * emptied first. */
-int conf_parse_line(const char *line, Rule *ret, ConfSkips *skips);
-/* Parses a whole buffer as file `name`; bad settings and bad lines become diagnostics ("; setting
- * skipped", "; line skipped") and the rest still applies. */
-int conf_parse_buffer(RuleSet *rs, const char *name, const char *buf, size_t len, DiagList *diags);
 
 /* The ownership and mode rule for a config file or its directory: owned by root, writable by no
  * one else. ENFORCE: -EPERM if broken (the reason in diags); WARN: only the warning. */

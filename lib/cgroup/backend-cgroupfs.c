@@ -18,297 +18,9 @@
 #include "proc-cgroup.h"
 #include "read-file.h"
 
-/* a cgroup.procs of ~500 000 pids; the buffer grows only as far as a file needs */
-#define CGFS_FILE_MAX (4u * 1024 * 1024)
 /* a close removing the slice between our mkdir and our write is retried this often */
 #define CGFS_OPEN_ATTEMPTS 8
 #define CGFS_SCOPE_SUFFIX_MAX 1000
-
-static int sys_openat(int dirfd, const char *name, int flags, mode_t mode) {
-        return openat(dirfd, name, flags, mode);
-}
-
-const CgfsOps cgfs_default_ops = {
-        .openat = sys_openat,
-        .mkdirat = mkdirat,
-        .unlinkat = unlinkat,
-        .write = write,
-        .read = read,
-        .fstatfs = fstatfs,
-        .fchmod = fchmod,
-};
-
-static bool component_valid(const char *s, size_t n) {
-        return n > 0 && !(n == 1 && s[0] == '.') && !(n == 2 && s[0] == '.' && s[1] == '.');
-}
-
-static int parent_valid(const char *p) {
-        if (*p == '/')
-                return -EINVAL;
-        for (const char *s = p; *s;) {
-                size_t n = strcspn(s, "/");
-                if (!component_valid(s, n))
-                        return -EINVAL;
-                s += n;
-                if (*s == '/')
-                        s++;
-        }
-        return 0;
-}
-
-int cgfs_open_slices(const char *root, const char *slices, const CgroupLayout *layout, const CgfsOps *ops, Cgfs *ret,
-                     CsError *e) {
-        _cleanup_close_ int fd = -EBADF;
-        Cgfs c = { .root_fd = -EBADF, .ops = ops ? ops : &cgfs_default_ops, .reap_grace_usec = CGFS_REAP_GRACE_USEC };
-        int r;
-
-        if (parent_valid(slices) < 0)
-                return cs_error(e, -EINVAL, "bad cgroup path '%s' for the user slices (a relative path without . or ..)",
-                                slices);
-        fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return cs_error(e, -errno, "cannot open cgroup root %s: %m", root);
-        if (layout) {
-                r = cgroup_layout_copy(&c.layout, layout);
-                if (r < 0)
-                        return r;
-        } else {
-                r = cgroup_layout_detect(root, NULL, &c.layout, e);
-                if (r < 0)
-                        return r;
-        }
-        c.slices = strdup(slices);
-        if (!c.slices) {
-                cgroup_layout_done(&c.layout);
-                return -ENOMEM;
-        }
-        c.root_fd = TAKE_FD(fd);
-        *ret = c;
-        return 0;
-}
-
-int cgfs_open(const char *root, const char *parent, const CgroupLayout *layout, const CgfsOps *ops, Cgfs *ret,
-              CsError *e) {
-        char slices[PATH_MAX];
-        int n;
-
-        parent = strempty(parent);
-        if (parent_valid(parent) < 0)
-                return cs_error(e, -EINVAL, "bad cgroup parent '%s' (a relative path without . or ..)", parent);
-        n = (int) strlen(parent);
-        if (n > 0 && parent[n - 1] == '/')
-                n--;
-        if (snprintf(slices, sizeof slices, "%.*s%suser.slice", n, parent, n ? "/" : "") >= (int) sizeof slices)
-                return cs_error(e, -ENAMETOOLONG, "cgroup parent '%s' is too long", parent);
-        return cgfs_open_slices(root, slices, layout, ops, ret, e);
-}
-
-void cgfs_close(Cgfs *c) {
-        closep(&c->root_fd);
-        c->root_fd = -EBADF;
-        cgroup_layout_done(&c->layout);
-        free(c->slices);
-        c->slices = NULL;
-}
-
-static bool is_cgroupfs(const struct statfs *s) {
-        return s->f_type == CGROUP_SUPER_MAGIC || s->f_type == CGROUP2_SUPER_MAGIC;
-}
-
-/* A cgroup owned by anyone but root was delegated (chown, Delegate=): its owner can turn off +cpu
- * below it, plant scopes, or freeze and kill root's processes moved into it. Only root can be
- * tricked into acting for someone else: others reach only what they may anyway. */
-static int check_owner(int fd, const char *name, CsError *e) {
-        struct stat st;
-
-        if (geteuid() != 0)
-                return 0;
-        if (fstat(fd, &st) < 0)
-                return cs_error(e, negative_errno(), "fstat %s: %m", name);
-        if (st.st_uid != 0)
-                return cs_error(e, -EPERM, "%s is owned by uid %" PRIu32 ", not root (a delegated cgroup?); refused",
-                                name, (uint32_t) st.st_uid);
-        return 0;
-}
-
-/* takes fd; returns it, or an error when it is not on cgroupfs (unless a test tree is in use) or
- * not root's */
-static int check_cgroupfs(Cgfs *c, int fd, const char *name, bool any_owner, CsError *e) {
-        _cleanup_close_ int owned = fd;
-        struct statfs sfs;
-        int r;
-
-        r = any_owner ? 0 : check_owner(owned, name, e);
-        if (r < 0)
-                return r;
-        if (c->layout.check_fs) {
-                if (c->ops->fstatfs(owned, &sfs) < 0)
-                        return cs_error(e, negative_errno(), "fstatfs %s: %m", name);
-                if (!is_cgroupfs(&sfs))
-                        return cs_error(e, -EXDEV, "%s is not on cgroupfs (filesystem magic 0x%lx); refused", name,
-                                        (unsigned long) sfs.f_type);
-        }
-        return TAKE_FD(owned);
-}
-
-static int open_dir(Cgfs *c, int dirfd, const char *name, bool any_owner, CsError *e) {
-        int fd;
-
-        fd = c->ops->openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
-        if (fd < 0) {
-                int r = negative_errno();
-                if (r == -ELOOP || r == -ENOTDIR)
-                        return cs_error(e, -ENOTDIR, "%s is not a directory (a symlink or file planted there?); refused",
-                                        name);
-                return cs_error(e, r, "cannot open %s: %m", name);
-        }
-        return check_cgroupfs(c, fd, name, any_owner, e);
-}
-
-int cgfs_open_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
-        return open_dir(c, dirfd, name, false, e);
-}
-
-int cgfs_open_dir_to_read(Cgfs *c, int dirfd, const char *name, CsError *e) {
-        return open_dir(c, dirfd, name, true, e);
-}
-
-int cgfs_read_file(Cgfs *c, int dirfd, const char *name, char **ret, CsError *e) {
-        _cleanup_close_ int fd = -EBADF;
-        int r;
-
-        fd = c->ops->openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0);
-        if (fd < 0)
-                return cs_error(e, negative_errno(), "cannot open %s: %m", name);
-        r = read_full_fd(fd, CGFS_FILE_MAX, c->ops->read, ret, NULL);
-        if (r == -EFBIG)
-                return cs_error(e, r, "%s is larger than %u bytes", name, (unsigned) CGFS_FILE_MAX);
-        if (r < 0)
-                return cs_error(e, r, "cannot read %s: %m", name);
-        return 0;
-}
-
-int cgfs_write_file(Cgfs *c, int dirfd, const char *name, const char *value, CsError *e) {
-        _cleanup_close_ int fd = -EBADF;
-        /* a plain directory standing in for cgroupfs has no kernel-made control files */
-        int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | (c->layout.check_fs ? 0 : O_CREAT | O_TRUNC);
-        size_t n = strlen(value);
-        ssize_t k;
-
-        fd = c->ops->openat(dirfd, name, flags, 0644);
-        if (fd < 0)
-                return cs_error(e, negative_errno(), "cannot open %s for writing: %m", name);
-        /* a file made in a test tree gets its mode from us, not from the caller's umask */
-        if (!c->layout.check_fs && c->ops->fchmod(fd, 0644) < 0)
-                return cs_error(e, negative_errno(), "cannot set the mode of %s: %m", name);
-        k = c->ops->write(fd, value, n);
-        if (k < 0)
-                return cs_error(e, negative_errno(), "writing '%.*s' to %s: %m", (int) strcspn(value, "\n"), value,
-                                name);
-        if ((size_t) k != n)
-                return cs_error(e, -EIO, "short write to %s", name);
-        return 0;
-}
-
-/* mkdir whose mode the umask does not decide: su and sudo keep their caller's, and a slice or
- * scope made 0700 or 0000 hides the user's own cgroup from them and from slicectl's readers.
- * 1 if made, 0 if it was there. */
-static int make_dir_mode(Cgfs *c, int dirfd, const char *name, CsError *e) {
-        _cleanup_close_ int fd = -EBADF;
-
-        if (c->ops->mkdirat(dirfd, name, 0755) < 0)
-                return errno == EEXIST ? 0 : cs_error(e, negative_errno(), "cannot create %s: %m", name);
-        fd = c->ops->openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
-        if (fd < 0 || c->ops->fchmod(fd, 0755) < 0)
-                return cs_error(e, negative_errno(), "cannot set the mode of %s: %m", name);
-        return 1;
-}
-
-static int make_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
-        int r = make_dir_mode(c, dirfd, name, e);
-        return r < 0 ? r : 0;
-}
-
-typedef enum WalkFlags {
-        WALK_CREATE = 1 << 0,           /* mkdir what is missing */
-        WALK_ENABLE_CPU = 1 << 1,       /* v2: +cpu in each directory's subtree_control on the way */
-        WALK_NEAREST = 1 << 2,          /* stop at the deepest directory that exists */
-} WalkFlags;
-
-/* Walks a '/'-separated relative path below dirfd (which it takes over), one openat(O_NOFOLLOW)
- * per component. Existing directories are the common case: open first, mkdir only when missing. */
-static int walk(Cgfs *c, int dirfd, const char *path, WalkFlags flags, CsError *e) {
-        _cleanup_close_ int fd = dirfd;
-        char name[256];
-        int r;
-
-        for (const char *s = path; *s;) {
-                size_t n = strcspn(s, "/");
-                int next;
-
-                if (n == 0) {
-                        s++;
-                        continue;
-                }
-                if (!component_valid(s, n) || n >= sizeof name)
-                        return cs_error(e, -EINVAL, "bad path component in '%s'", path);
-                memcpy(name, s, n);
-                name[n] = '\0';
-                s += n;
-                if (flags & WALK_ENABLE_CPU) {
-                        r = cgfs_write_file(c, fd, "cgroup.subtree_control", "+cpu\n", e);
-                        if (r < 0)
-                                return cs_error_prefix(e, "enabling the cpu controller below %s: ", path), r;
-                }
-                next = cgfs_open_dir(c, fd, name, e);
-                if (next == -ENOENT && (flags & WALK_CREATE)) {
-                        r = make_dir(c, fd, name, e);
-                        if (r < 0)
-                                return r;
-                        next = cgfs_open_dir(c, fd, name, e);
-                }
-                if (next == -ENOENT && (flags & WALK_NEAREST))
-                        break;
-                if (next < 0)
-                        return next;
-                closep(&fd);
-                fd = next;
-        }
-        return TAKE_FD(fd);
-}
-
-static int open_hierarchy(Cgfs *c, const CgroupHierarchy *h, CsError *e) {
-        int fd;
-
-        /* the mount point itself may be a symlink (systemd's cpu -> cpu,cpuacct) in the root-owned
-         * tmpfs above the hierarchies; what it leads to must still be cgroupfs */
-        fd = c->ops->openat(c->root_fd, *h->path ? h->path : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
-        if (fd < 0)
-                return cs_error(e, negative_errno(), "cannot open %s: %m", *h->path ? h->path : "the cgroup root");
-        return check_cgroupfs(c, fd, *h->path ? h->path : "the cgroup root", false, e);
-}
-
-/* <hierarchy>/<slices>[/user-UID.slice] */
-static int open_slice_path(Cgfs *c, const CgroupHierarchy *h, uid_t uid, WalkFlags flags, CsError *e) {
-        _cleanup_close_ int hfd = -EBADF;
-        char path[PATH_MAX], slice[SLICE_NAME_MAX];
-
-        slice_name(uid, slice);
-        if (uid == (uid_t) -1)
-                snprintf(path, sizeof path, "%s", c->slices);
-        else
-                snprintf(path, sizeof path, "%s%s%s", c->slices, *c->slices ? "/" : "", slice);
-        hfd = open_hierarchy(c, h, e);
-        if (hfd < 0)
-                return hfd;
-        if (!h->v2)
-                flags &= ~WALK_ENABLE_CPU;
-        return walk(c, TAKE_FD(hfd), path, flags, e);
-}
-
-int cgfs_open_user_slice_root(Cgfs *c, const CgroupHierarchy *h, CsError *e) {
-        return open_slice_path(c, h, (uid_t) -1, 0, e);
-}
 
 /* A setting is written only where it differs from what the slice has: a write of cpu.max or
  * cpu.cfs_* takes the kernel's bandwidth locks on every CPU, and most logins find their slice as
@@ -376,16 +88,16 @@ static int write_settings(Cgfs *c, int fd, const CpuKernelValues *k, CsError *e)
         return write_setting(c, fd, "cpu.cfs_quota_us", buf, e);
 }
 
-static int slice_apply(Cgfs *c, uid_t uid, const CpuKernelValues *k, WalkFlags flags, int *ret_fd, CsError *e) {
+static int slice_apply(Cgfs *c, uid_t uid, const CpuKernelValues *k, CgfsWalkFlags flags, int *ret_fd, CsError *e) {
         _cleanup_close_ int fd = -EBADF;
         char slice[SLICE_NAME_MAX];
         int r;
 
-        fd = open_slice_path(c, &c->layout.cpu, uid, flags, e);
+        fd = cgfs_open_slice_path(c, &c->layout.cpu, uid, flags, e);
         if (fd < 0)
                 return fd;
         /* v2: the slice's own subtree too, so its sessions share the user's CPU fairly */
-        if ((flags & WALK_ENABLE_CPU) && c->layout.cpu.v2) {
+        if ((flags & CGFS_WALK_ENABLE_CPU) && c->layout.cpu.v2) {
                 r = cgfs_write_file(c, fd, "cgroup.subtree_control", "+cpu\n", e);
                 if (r < 0)
                         return r;
@@ -402,7 +114,7 @@ static int slice_apply(Cgfs *c, uid_t uid, const CpuKernelValues *k, WalkFlags f
 }
 
 int cgfs_apply_slice(Cgfs *c, uid_t uid, const CpuKernelValues *k, CsError *e) {
-        return slice_apply(c, uid, k, WALK_CREATE | WALK_ENABLE_CPU, NULL, e);
+        return slice_apply(c, uid, k, CGFS_WALK_CREATE | CGFS_WALK_ENABLE_CPU, NULL, e);
 }
 
 int cgfs_update_slice(Cgfs *c, uid_t uid, const CpuKernelValues *k, CsError *e) {
@@ -481,11 +193,11 @@ static int move_back(Cgfs *c, const CgroupHierarchy *h, const char *orig, pid_t 
 
         if (!orig)
                 return 0;
-        hfd = open_hierarchy(c, h, e);
+        hfd = cgfs_open_hierarchy(c, h, e);
         if (hfd < 0)
                 return hfd;
         /* the cgroup it came from may be gone: then its nearest ancestor */
-        fd = walk(c, TAKE_FD(hfd), orig, WALK_NEAREST, e);
+        fd = cgfs_walk(c, TAKE_FD(hfd), orig, CGFS_WALK_NEAREST, e);
         if (fd < 0)
                 return fd;
         return move_pid(c, fd, h, pid, e);
@@ -605,7 +317,7 @@ static int remove_scope_and_slice(Cgfs *c, const CgroupHierarchy *h, uid_t uid, 
         int r;
 
         slice_name(uid, slice);
-        root = open_slice_path(c, h, (uid_t) -1, 0, e);
+        root = cgfs_open_slice_path(c, h, (uid_t) -1, 0, e);
         if (root == -ENOENT)
                 return 0;
         if (root < 0)
@@ -657,9 +369,9 @@ static int make_scope(Cgfs *c, int slice_fd, const char *session_id, pid_t pid, 
         int r;
 
         if (*created || (session_id && scope_name(session_id, name))) {
-                r = make_dir(c, slice_fd, name, e);
+                r = cgfs_make_dir(c, slice_fd, name, e);
                 *created = *created || r >= 0;
-                return r;
+                return r < 0 ? r : 0;
         }
         for (unsigned n = 0; n < CGFS_SCOPE_SUFFIX_MAX; n++) {
                 if (n == 0)
@@ -667,7 +379,7 @@ static int make_scope(Cgfs *c, int slice_fd, const char *session_id, pid_t pid, 
                 else
                         snprintf(id, sizeof id, "pam-%" PRIi32 "-%u", (int32_t) pid, n);
                 scope_name(id, name);
-                r = make_dir_mode(c, slice_fd, name, e);
+                r = cgfs_make_dir(c, slice_fd, name, e);
                 if (r < 0)
                         return r;
                 if (r > 0) {
@@ -686,7 +398,7 @@ static int reap_for_open(Cgfs *c, uid_t uid, int slice_fd, const char *keep, CsE
         int r;
 
         if (c->layout.acct.path) {
-                _cleanup_close_ int acct_fd = open_slice_path(c, &c->layout.acct, uid, 0, NULL);
+                _cleanup_close_ int acct_fd = cgfs_open_slice_path(c, &c->layout.acct, uid, 0, NULL);
 
                 if (acct_fd >= 0)
                         (void) reap_scopes(c, acct_fd, &(Reap) { .keep = p.keep }, NULL);
@@ -715,7 +427,7 @@ static int open_session_once(Cgfs *c, uid_t uid, const char *session_id, pid_t p
         char keep[SLICE_NAME_MAX];
         int r;
 
-        r = slice_apply(c, uid, k, WALK_CREATE | WALK_ENABLE_CPU, &slice_fd, e);
+        r = slice_apply(c, uid, k, CGFS_WALK_CREATE | CGFS_WALK_ENABLE_CPU, &slice_fd, e);
         if (r < 0)
                 return r;
         /* the name this login makes or joins, where known before it makes it */
@@ -733,10 +445,10 @@ static int open_session_once(Cgfs *c, uid_t uid, const char *session_id, pid_t p
         if (scope_fd < 0)
                 return scope_fd;
         if (c->layout.acct.path) {
-                acct_fd = open_slice_path(c, &c->layout.acct, uid, WALK_CREATE, e);
+                acct_fd = cgfs_open_slice_path(c, &c->layout.acct, uid, CGFS_WALK_CREATE, e);
                 if (acct_fd < 0)
                         return acct_fd;
-                acct_fd = walk(c, TAKE_FD(acct_fd), s->scope, WALK_CREATE, e);
+                acct_fd = cgfs_walk(c, TAKE_FD(acct_fd), s->scope, CGFS_WALK_CREATE, e);
                 if (acct_fd < 0)
                         return acct_fd;
         }
@@ -816,7 +528,7 @@ static int gc_slice(Cgfs *c, int root, const char *slice, void *userdata, CsErro
 }
 
 static int gc_hierarchy(Cgfs *c, const CgroupHierarchy *h, CsError *e) {
-        _cleanup_close_ int root = open_slice_path(c, h, (uid_t) -1, 0, e);
+        _cleanup_close_ int root = cgfs_open_slice_path(c, h, (uid_t) -1, 0, e);
 
         if (root == -ENOENT)
                 return 0;

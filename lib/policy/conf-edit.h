@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "conf.h"
+#include "conf-parse.h"
 #include "domain.h"
 #include "error.h"
 #include "rules.h"

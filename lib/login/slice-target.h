@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "backend-cgroupfs.h"
+#include "cgfs.h"
 #include "backend-systemd.h"
 #include "rules.h"
 

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "conf.h"
+#include "conf-parse.h"
 #include "macro.h"
 #include "read-file.h"
 

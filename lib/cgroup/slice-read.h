@@ -22,8 +22,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "backend-cgroupfs.h"
+#include "cgfs.h"
 #include "cgroup-stat.h"
+#include "cpu-value.h"
 #include "error.h"
 
 typedef struct ScopeInfo {

@@ -41,7 +41,7 @@ typedef struct Login {
         pam_handle_t *h;
         ModuleArgs args;
         UserIdent user;
-        char user_esc[LOG_NAME_MAX * 4 + 8];
+        char user_esc[LOG_NAME_MAX * 4 + 8]; /* PAM_USER, escaped for a log line */
         RuleSet rules;
         DiagList diags;
         Resolved res;
@@ -404,6 +404,8 @@ _public_ PAM_EXTERN int pam_sm_close_session(pam_handle_t *h, int flags, int arg
         _cleanup_(cgfs_close) Cgfs c = { .root_fd = -EBADF };
         const void *data = NULL;
         const SessionState *st;
+        const char *name = NULL;
+        char scope_esc[LOG_NAME_MAX * 4 + 8];
         CsError e = {};
         int r;
 
@@ -415,7 +417,9 @@ _public_ PAM_EXTERN int pam_sm_close_session(pam_handle_t *h, int flags, int arg
         }
         st = data;
         module_args_parse(h, argc, argv, &l.args);
-        escape_for_log(st->s.scope, LOG_NAME_MAX, l.user_esc, sizeof l.user_esc);
+        if (pam_get_item(h, PAM_USER, (const void **) &name) == PAM_SUCCESS && name)
+                escape_for_log(name, LOG_NAME_MAX, l.user_esc, sizeof l.user_esc);
+        escape_for_log(st->s.scope, LOG_NAME_MAX, scope_esc, sizeof scope_esc);
         r = slice_target_open_cgfs(&l.args.target, &st->layout, &c, &e);
         if (r >= 0)
                 r = cgfs_close_session(&c, &st->s, getpid(), &e);
@@ -423,7 +427,8 @@ _public_ PAM_EXTERN int pam_sm_close_session(pam_handle_t *h, int flags, int arg
         (void) pam_set_data(h, SESSION_DATA, NULL, NULL);
         (void) pam_set_data(h, PLACED_DATA, NULL, NULL);
         if (r < 0) {
-                pam_syslog(h, LOG_ERR, "%s: closing the session: %s", l.user_esc, cs_error_text(&e, r));
+                pam_syslog(h, LOG_ERR, "%s: closing %s: %s", l.user_esc[0] ? l.user_esc : "?", scope_esc,
+                           cs_error_text(&e, r));
                 return l.args.strict ? PAM_SESSION_ERR : PAM_IGNORE;
         }
         return PAM_SUCCESS;

@@ -113,8 +113,8 @@ void backend_close(SliceBackend *b) {
         b->ops = NULL;
 }
 
-static void print_bus_value(const char *name, uint64_t v, const char *unset) {
-        if (v == BUS_USEC_INFINITY)
+static void print_bus_value(const char *name, uint64_t v, uint64_t unset_value, const char *unset) {
+        if (v == unset_value)
                 printf("  %s=%s\n", name, unset);
         else
                 printf("  %s=%" PRIu64 "\n", name, v);
@@ -135,9 +135,9 @@ void backend_print_manager_view(const SliceBackend *b, uid_t uid) {
         if (v.cpu_weight == CPU_WEIGHT_IDLE)
                 printf("  CPUWeight=idle\n");
         else
-                print_bus_value("CPUWeight", v.cpu_weight, "(unset: 100)");
-        print_bus_value("CPUQuotaPerSecUSec", v.quota_per_sec, "infinity");
-        print_bus_value("CPUQuotaPeriodUSec", v.period_usec, "(default: 100ms)");
+                print_bus_value("CPUWeight", v.cpu_weight, BUS_WEIGHT_UNSET, "(unset: 100)");
+        print_bus_value("CPUQuotaPerSecUSec", v.quota_per_sec, BUS_USEC_INFINITY, "infinity");
+        print_bus_value("CPUQuotaPeriodUSec", v.period_usec, BUS_USEC_INFINITY, "(default: 100ms)");
         printf("  Drop-ins (settings made outside pam_cpuslice show up here):\n");
         for (size_t i = 0; i < v.n_drop_in_paths; i++)
                 print_line(stdout, "    %s", v.drop_in_paths[i]);

@@ -24,8 +24,8 @@ unsigned arg_iterations;
 bool arg_batch;
 bool arg_runtime;
 ConfPaths arg_conf;
-/* slicectl reads trees it is pointed at with --cgroup-root: a scratch tree is the admin's own */
-SliceTarget arg_target = { .backend = SLICE_BACKEND_AUTO, .layout = -1, .allow_scratch = true };
+/* slicectl reads trees it is pointed at with --cgroup-root: a plain directory tree is the admin's own */
+SliceTarget arg_target = { .backend = SLICE_BACKEND_AUTO, .layout = -1, .allow_plain_tree = true };
 
 ConfPaths conf_paths(void) {
         ConfPaths p = arg_conf;

@@ -315,7 +315,7 @@ static void print_sessions(const SliceInfo *info) {
         }
 }
 
-/* Why a login's first move may wait (issue 16): only on real cgroupfs, where mountinfo says */
+/* Why a login's first move may wait: only on real cgroupfs, where mountinfo says */
 static void print_host_notes(const SliceBackend *b) {
         const char *root = arg_target.cgroup_root ? arg_target.cgroup_root : "/sys/fs/cgroup";
         int r;

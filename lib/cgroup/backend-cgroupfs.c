@@ -9,14 +9,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <sys/vfs.h>
 #include <time.h>
-#include <linux/magic.h>
 
 #include "backend-cgroupfs.h"
 #include "macro.h"
 #include "proc-cgroup.h"
-#include "read-file.h"
 
 /* a close removing the slice between our mkdir and our write is retried this often */
 #define CGFS_OPEN_ATTEMPTS 8

@@ -5,11 +5,10 @@
  *
  *   <hierarchy>/<parent>/user.slice/user-UID.slice/session-ID.scope
  *
- * mirroring systemd's names, or <hierarchy>/<slice root>/user-UID.slice/... when the admin names the
- * cgroup that holds the slices (slice_root=/: users compete at the top of the cpu hierarchy). User-level settings go on user-UID.slice; processes go into the
- * session scope (cgroup v2 allows no processes in inner nodes). Every path is walked through
- * the Cgfs handle of cgfs.h: openat(O_NOFOLLOW) from a directory fd, every directory checked to be
- * cgroupfs. */
+ * mirroring systemd's names, or <hierarchy>/<slice root>/user-UID.slice/... when the admin names
+ * the cgroup that holds the slices (slice_root=/: users compete at the top of the cpu hierarchy).
+ * User-level settings go on user-UID.slice; processes go into the session scope (cgroup v2 allows
+ * no processes in inner nodes). Every path is walked through the Cgfs handle of cgfs.h. */
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,16 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <sys/vfs.h>
-#include <time.h>
 #include <linux/magic.h>
 
 #include "cgfs.h"
@@ -128,8 +125,8 @@ static int check_owner(int fd, const char *name, CsError *e) {
         return 0;
 }
 
-/* takes fd; returns it, or an error when it is not on cgroupfs (unless a test tree is in use) or
- * not root's */
+/* takes fd; returns it, or an error when it is not on cgroupfs (unless a plain directory tree
+ * stands in) or not root's */
 static int check_cgroupfs(Cgfs *c, int fd, const char *name, bool any_owner, CsError *e) {
         _cleanup_close_ int owned = fd;
         struct statfs sfs;
@@ -195,7 +192,7 @@ int cgfs_write_file(Cgfs *c, int dirfd, const char *name, const char *value, CsE
         fd = c->ops->openat(dirfd, name, flags, 0644);
         if (fd < 0)
                 return cs_error(e, negative_errno(), "cannot open %s for writing: %m", name);
-        /* a file made in a test tree gets its mode from us, not from the caller's umask */
+        /* a file made in a plain directory tree gets its mode from us, not from the caller's umask */
         if (!c->layout.check_fs && c->ops->fchmod(fd, 0644) < 0)
                 return cs_error(e, negative_errno(), "cannot set the mode of %s: %m", name);
         k = c->ops->write(fd, value, n);

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* A handle on the cgroup tree that holds the user slices, for its readers (slice-read.h) and its
- * writer (backend-cgroupfs.h) alike: the hierarchies' layout, the cgroup of the slices below each
- * hierarchy's root, and safe access below it. Every path is walked with openat(O_NOFOLLOW) from a
- * directory fd and every directory checked to be cgroupfs; the file system calls of this file and
- * of backend-cgroupfs.c go through a CgfsOps table that tests replace to inject faults. */
+/* A handle on the cgroup tree that holds the user slices, shared by its readers (slice-read.h)
+ * and the cgroupfs backend (backend-cgroupfs.h): the hierarchies' layout, the cgroup of the slices
+ * below each hierarchy's root, and safe access below it. Every path is walked with
+ * openat(O_NOFOLLOW) from a directory fd and every directory checked to be cgroupfs. The calls
+ * that read or change the tree (openat, mkdirat, unlinkat, read, write, fstatfs, fchmod) go
+ * through a CgfsOps table that tests replace to inject faults; opening the root, the owner check
+ * (fstat), the age of an empty scope (fstatat) and listing a directory (fdopendir) do not. */
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -24,7 +24,8 @@ typedef struct CgroupLayout {
         CgroupLayoutKind kind;
         CgroupHierarchy cpu;    /* holds cpu.weight/cpu.max or cpu.shares/cpu.cfs_* */
         CgroupHierarchy acct;   /* a second tree mirrored for usage accounting; path NULL: cpu has it */
-        bool check_fs;          /* every directory opened must be cgroupfs (off only for scratch trees) */
+        bool check_fs;          /* every directory opened must be cgroupfs (off only for a plain
+                                 * directory tree: allow_plain_tree) */
 } CgroupLayout;
 
 const char *cgroup_layout_to_string(CgroupLayoutKind k);

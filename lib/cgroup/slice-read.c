@@ -194,7 +194,8 @@ static int read_scopes(Cgfs *c, int slice_fd, SliceReadFlags flags, SliceInfo *s
         return 0;
 }
 
-/* One slice: cpu_fd is its directory in the cpu hierarchy, acct_root the accounting user.slice. */
+/* One slice: cpu_fd is its directory in the cpu hierarchy, acct_root the cgroup of the slices in the
+ * accounting hierarchy. */
 static int read_slice(Cgfs *c, int cpu_fd, int acct_root, uid_t uid, SliceReadFlags flags, SliceInfo *ret,
                       CsError *e) {
         _cleanup_close_ int acct_fd = -EBADF;

@@ -7,6 +7,9 @@
  *   <acct hierarchy>/<parent>/user.slice/user-UID.slice         usage (v2 cpu.stat or cpuacct.usage)
  *   .../user-UID.slice/session-ID.scope/cgroup.procs            processes (comm from /proc/PID/comm)
  *
+ * (<slice root>/user-UID.slice instead of <parent>/user.slice/user-UID.slice when the admin names
+ * the cgroup that holds the slices: Cgfs.slices.)
+ *
  * Usage comes from the accounting mirror when the layout has one, else from the cpu hierarchy;
  * pressure from cpu.pressure in whichever of the two is cgroup2. A file the kernel does not
  * offer (or does not let us read) leaves its figure absent rather than failing the read.
@@ -73,7 +76,8 @@ typedef struct UsageSample {
         uint64_t usage_usec;    /* CGSTAT_NONE: not readable */
 } UsageSample;
 
-/* Every user-UID.slice below user.slice; an absent user.slice is an empty list. */
+/* Every user-UID.slice in the cgroup that holds them (c->slices: user.slice by default, or the
+ * slice_root the admin named); an absent one is an empty list. */
 int slice_read_all(Cgfs *c, SliceReadFlags flags, SliceList *ret, CsError *e);
 /* One slice; -ENOENT if the user has none; any other error is a slice slice_read_all() would
  * skip, with slice_skip_reason() in e. */

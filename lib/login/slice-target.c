@@ -73,7 +73,7 @@ int slice_target_open_cgfs(const SliceTarget *t, const CgroupLayout *known, Cgfs
                 r = cgroup_layout_named(root, (CgroupLayoutKind) t->layout, &layout, e);
                 if (r < 0)
                         return r;
-                layout.check_fs = !t->allow_scratch || on_cgroupfs(root, layout.cpu.path);
+                layout.check_fs = !t->allow_plain_tree || on_cgroupfs(root, layout.cpu.path);
                 known = &layout;
         }
         r = open_at_target(t, root, known, ret, e);

@@ -27,8 +27,9 @@ typedef struct SliceTarget {
                                          * user-UID.slice groups ("/": each hierarchy's root) */
         int layout;                     /* CgroupLayoutKind, or -1: detect from mountinfo */
         BusPaths bus;                   /* systemd backend: NULL, NULL on a real host (tests: a fake) */
-        bool allow_scratch;             /* a named layout over a tree that is not cgroupfs is a scratch
-                                         * tree, used unchecked (tests); a real hierarchy is always checked */
+        bool allow_plain_tree;          /* a named layout over a plain directory tree (not cgroupfs) uses
+                                         * it unchecked (the module's test_tree; slicectl always); a
+                                         * real hierarchy is always checked */
 } SliceTarget;
 
 /* "auto", "cgroupfs", "systemd"; -EINVAL */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Who is logging in, as NSS reports it. Group names are looked up lazily: with LDAP/SSSD each
- * lookup can be slow, so only a config that has @group lines pays for them. */
+/* A user as NSS reports it: the one logging in, or one slicectl is asked about. Memberships are
+ * looked up lazily, at the first @group line matched against the user (getgrouplist(), and one
+ * getgrnam() for the line's group): with LDAP/SSSD each lookup can be slow, so only a config that
+ * has @group lines pays for them. */
 
 #include <stdbool.h>
 #include <sys/types.h>

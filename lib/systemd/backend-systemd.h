@@ -19,7 +19,8 @@
 #define BUS_SYSTEM_SOCKET "/run/dbus/system_bus_socket"
 #define BUS_ADDRESS_MAX 512
 #define BUS_SCOPE_NAME_MAX 64
-#define BUS_USEC_INFINITY UINT64_MAX    /* systemd: "unset", i.e. the default */
+#define BUS_USEC_INFINITY UINT64_MAX    /* systemd's USEC_INFINITY: a time property unset (the default) */
+#define BUS_WEIGHT_UNSET UINT64_MAX     /* systemd's CGROUP_WEIGHT_INVALID: CPUWeight= unset */
 
 /* Which settings the config gives. Only these are sent: what the config does not give is the
  * admin's (unit files, user-.slice.d/ drop-ins, systemctl set-property), and is left alone. */
@@ -33,7 +34,7 @@ typedef struct BusSliceSettings {
 /* systemd's own view of a slice, for slicectl status. */
 typedef struct BusSliceView {
         char *active_state;
-        uint64_t cpu_weight;            /* BUS_USEC_INFINITY: unset */
+        uint64_t cpu_weight;            /* BUS_WEIGHT_UNSET: unset */
         uint64_t quota_per_sec;         /* BUS_USEC_INFINITY: none */
         uint64_t period_usec;           /* BUS_USEC_INFINITY: default */
         char **drop_in_paths;

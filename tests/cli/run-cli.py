@@ -235,7 +235,7 @@ def case_list(layout):
         fields(got["dave"], {"throttled_percent": 90.0})
         p = run(t, "-H")
         check("pressure_some_avg10" in p.stdout and "CPU%" in p.stdout, "--list-columns")
-        # #28: the pressure is a percentage, and says so in the table; raw and JSON keep plain numbers
+        # the pressure is a percentage, and says so in the table; raw and JSON keep plain numbers
         if psi:
             p = run(t, "list", "-i", "0", "-o", "USER,PRESSURE%", "--sort=pressure")
             check(p.stdout.splitlines()[:3] == ["USER     PRESSURE%", "alice       3.25 %", "dave        0.00 %"],
@@ -440,7 +440,7 @@ def case_status():
 
 
 def case_status_systemd():
-    """#28 item 5: on a systemd host an admin's own systemctl set-property, persistent or --runtime,
+    """On a systemd host an admin's own systemctl set-property, persistent or --runtime,
     is neither drift nor something to undo with slicectl apply; a stale value of the module's own is"""
     t = standard_tree("unified")
     root, sock = t.path("sd"), t.path("bus")
@@ -538,7 +538,7 @@ def case_check():
                 bad + ":2: error: bad CPUQuota= value '50' (allowed:",
                 bad + ":5: error: unknown setting 'Weight=' (allowed: CPUSlice=, CPUWeight=, CPUQuota=, "
                 "CPUQuotaPeriodSec=); line skipped",
-                # #28: a typo costs only itself, the rest of the line applies
+                # a typo costs only itself, the rest of the line applies
                 bad + ":6: error: unknown setting 'CPUWieght=' (allowed: CPUSlice=, CPUWeight=, CPUQuota=, "
                 "CPUQuotaPeriodSec=); setting skipped",
                 bad + ":3: warning: unknown user 'nobodyhere'",
@@ -552,7 +552,7 @@ def case_check():
         q = doc["settings"][2]
         check(q["value"] == "50%" and q["source"]["line"] == 6 and q["source"]["rule"] == "@staff CPUQuota=50%",
               "explain names the line, without its skipped setting: %r" % q)
-        # #28: warnings only (a misspelled group or user) is status 2, apart from clean and errors
+        # warnings only (a misspelled group or user) is status 2, apart from clean and errors
         t.config("nobodyhere CPUWeight=5\n@nogroup2 CPUWeight=5\n", "30-bad.conf")
         p = run(t, "check", rc=2)
         check(p.stdout == "" and p.stderr.splitlines() == [bad + ":1: warning: unknown user 'nobodyhere'",
@@ -571,7 +571,7 @@ def case_check():
         os.chmod(t.conf, 0o666)
         p = run(t, "check", rc=1)
         check("cpuslice.conf: error: file is writable by others (mode 0666); refused" in p.stderr, p.stderr)
-        # #24 item 5: a file that is no config (check may run as root through sudo) is named, never quoted
+        # a file that is no config (check may run as root through sudo) is named, never quoted
         t.write("shadow", "root:$6$Zx9Salt$HashOfRoot:19000:0:99999:7:::\nalice:$y$j9T$SecretHash:19000::::::\n"
                 "alice hunter2\n", 0o600)
         p = run(t, "check", t.path("shadow"), rc=1)
@@ -581,7 +581,7 @@ def case_check():
               "check of a non-config quotes it: %r" % p.stderr)
         p = run(t, "check", t.path("missing.conf"), rc=1)
         check("missing.conf: error: no such file" in p.stderr, p.stderr)
-        # --json: what CI pipelines read (#18 item 5)
+        # --json: what CI pipelines read
         os.chmod(t.conf, 0o644)
         t.config("alice CPUWeight=0\nnobodyhere CPUWeight=5\n", "30-bad.conf")
         p = run(t, "check", "--json", rc=1)
@@ -607,7 +607,7 @@ def case_check():
 
 
 def case_shipped_conf():
-    """#28: the shipped conf/cpuslice.conf is inert: on a host with only it, check prints nothing
+    """The shipped conf/cpuslice.conf is inert: on a host with only it, check prints nothing
     and exits 0, and no login gets a slice; each example in it, uncommented, is a valid line"""
     with open(os.path.join(HERE, "..", "..", "conf", "cpuslice.conf")) as f:
         shipped = f.read()
@@ -635,7 +635,7 @@ def case_shipped_conf():
 
 
 def case_json_status_explain():
-    """#18 item 5: explain and status answer in JSON too, the same answer as their text"""
+    """Explain and status answer in JSON too, the same answer as their text"""
     t = standard_tree("legacy")
     try:
         doc = json.loads(run(t, "--json", "explain", "alice").stdout)
@@ -753,7 +753,7 @@ def case_set():
 
 
 def case_unset_nothing():
-    """#28: an unset with nothing to take out changes nothing: no directory, drop-in or lock file is
+    """An unset with nothing to take out changes nothing: no directory, drop-in or lock file is
     made (slicectl(1), FILES: the lock file goes with the drop-in), and neither does a failed set"""
     t = standard_tree("legacy")
     try:
@@ -868,7 +868,7 @@ def case_gc():
 
 
 def case_skipped():
-    """#24 item 3: a slice a reader may not trust or cannot read is named on stderr and left out;
+    """A slice a reader may not trust or cannot read is named on stderr and left out;
     the verbs go on with the rest and exit 0. gc and apply never touch a slice that is not root's."""
     t = standard_tree("hybrid")
     try:
@@ -956,7 +956,7 @@ def refused(p, what):
 
 
 def case_refused():
-    """#18 item 1: a config the module refuses stops every verb that acts on or shows it"""
+    """A config the module refuses stops every verb that acts on or shows it"""
     t = standard_tree("hybrid")
     try:
         t.config("* CPUWeight=100\nalice CPUWeight=200 CPUQuota=50%\n", "20-x.conf")
@@ -995,7 +995,7 @@ def case_refused():
 
 
 def case_set_refuses_unsafe_dropin():
-    """#13 item 8: set/unset leave a 50-slicectl.conf (or directory) alone that the module would refuse"""
+    """Set/unset leave a 50-slicectl.conf (or directory) alone that the module would refuse"""
     t = standard_tree("legacy")
     try:
         dropin = os.path.join(t.confdir, "50-slicectl.conf")
@@ -1019,7 +1019,7 @@ def case_set_refuses_unsafe_dropin():
 
 
 def case_login_decision():
-    """#18 item 2: explain, status and apply say what a login does: no line, CPUSlice=no, root"""
+    """Explain, status and apply say what a login does: no line, CPUSlice=no, root"""
     t = standard_tree("legacy")
     try:
         t.config("alice CPUWeight=400 CPUQuota=50%\n@students CPUSlice=no\n* CPUQuotaPeriodSec=50ms\n")
@@ -1057,7 +1057,7 @@ def case_login_decision():
 
 
 def case_login_agrees():
-    """#18 item 2: slicectl explain answers what a real login through the module does, user by user"""
+    """slicectl explain answers what a real login through the module does, user by user"""
     pam_run, module = os.environ.get("PAM_RUN"), os.environ.get("PAM_CPUSLICE_MODULE")
     check(pam_run and module, "PAM_RUN and PAM_CPUSLICE_MODULE must be set")
     t = Tree("legacy")
@@ -1087,7 +1087,7 @@ def case_login_agrees():
 
 
 def case_status_period():
-    """#18 item 3: the configured period and its line, and what the kernel keeps without a quota"""
+    """The configured period and its line, and what the kernel keeps without a quota"""
     t = standard_tree("legacy")
     try:
         t.config("* CPUWeight=100\nalice CPUQuotaPeriodSec=50ms\n")
@@ -1180,7 +1180,7 @@ def case_escape():
 
 
 def case_demo_report():
-    """#18 item 7: the demo explains bob's 75 % by his own quota, not by outside load"""
+    """The demo explains bob's 75 % by his own quota, not by outside load"""
     d = tempfile.mkdtemp(prefix="slicectl-cli-")
     try:
         def report(slices, ncpu):
@@ -1212,7 +1212,7 @@ def complete(*words):
 
 
 def case_completion():
-    """#18 item 7: bash completion knows every long option of --help, and --backend's values"""
+    """Bash completion knows every long option of --help, and --backend's values"""
     check(complete("--back") == ["--backend"], "--back: %r" % complete("--back"))
     check(complete("--backend", "") == ["auto", "cgroupfs", "systemd"], "--backend: %r" % complete("--backend", ""))
     check("status" in complete("--backend", "systemd", "st"), "the verb after --backend VALUE")
@@ -1223,7 +1223,7 @@ def case_completion():
 
 
 def case_man():
-    """#18 item 7: slicectl(1) names every option and command of --help, and no command means list"""
+    """slicectl(1) names every option and command of --help, and no command means list"""
     with open(os.path.join(HERE, "..", "..", "man", "slicectl.1.scd")) as f:
         man = f.read()
     helptext = run(None, "--help", raw_args=True).stdout
@@ -1237,7 +1237,7 @@ def case_man():
     check("*rundir=*" in man, "the module's rundir= argument")
 
 
-# Which commands take which of the options that are not for all (#28 item 2), as the code has it:
+# Which commands take which of the options that are not for all, as the code has it:
 # list and top build their tables in rows_print (TableControl), top alone refreshes, status, explain
 # and check have a JSON writer each, set and unset edit a drop-in, metrics writes a textfile.
 OPTIONS_BY_VERB = {
@@ -1337,7 +1337,7 @@ def case_errors():
 
 
 def case_no_slices():
-    """#28: no user slices is said, not silence: the header and a count, as systemctl closes its
+    """No user slices is said, not silence: the header and a count, as systemctl closes its
     tables; -n prints nothing, --json an empty array in the usual object; top and metrics too"""
     for how in ("no user.slice", "an empty user.slice"):
         t = Tree("hybrid")

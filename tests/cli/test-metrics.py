@@ -250,7 +250,7 @@ def textfile(t, d, umask=0o077):
 
 
 def textfile_refusals(t):
-    """#24 item 4: a textfile directory that is a symlink, someone else's, or writable by others is
+    """A textfile directory that is a symlink, someone else's, or writable by others is
     refused with one error line, and nothing is written there."""
     base = tempfile.mkdtemp(prefix="slicectl-textfile-dirs-")
     os.chmod(base, 0o755)

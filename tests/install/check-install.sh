@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# tests/install/check-install.sh SRCDIR — the meson side of installing (issue #15 item 5, #18 item 6):
+# tests/install/check-install.sh SRCDIR — the meson side of installing:
 #  1. `meson setup --prefix=/usr` + `meson install --destdir` puts every file where the module,
 #     slicectl, libpam and man look: the config where lib/policy/conf.h reads it, the module and its
 #     systemd plugin beside libpam's own modules, slicectl(1)/cpuslice.conf(5)/pam_cpuslice(8)

@@ -298,6 +298,20 @@ static void test_close_moves_back(void **state) {
         assert_true(exists(f, SLICE "/session-s1.scope"));
 }
 
+/* A close that fails names the user and the scope, in that order, and the login ends anyway: here
+ * the cgroup the process came from cannot take it back (its cgroup.procs is a directory). */
+static void test_close_failure_logged(void **state) {
+        Fx *f = *state;
+        char procs[1100];
+
+        conf(f, "* CPUWeight=100\n");
+        service(f, "cgroup_layout=unified", "s1");
+        snprintf(procs, sizeof procs, "%s/cgroup.procs", f->cgroot);
+        assert_int_equal(mkdir(procs, 0755), 0);
+        run(f, "alice", PAM_SUCCESS, PAM_SUCCESS);
+        expect_log(f, "alice: closing session-s1.scope: ");
+}
+
 static void test_fail_open_and_strict(void **state) {
         Fx *f = *state;
         char bad[700];
@@ -326,7 +340,7 @@ static void test_broken_config(void **state) {
         expect_file(f, SLICE "/cpu.max", "20000 100000\n");
 }
 
-/* #28: a bad setting is skipped alone: the rest of its line still applies at login */
+/* a bad setting is skipped alone: the rest of its line still applies at login */
 static void test_bad_setting_skipped(void **state) {
         Fx *f = *state;
         char from[1024];
@@ -525,7 +539,7 @@ static void copy_file(const char *from, const char *to, mode_t mode) {
         close(out);
 }
 
-/* #24 item 5: the plugin runs as root in every su: it and its directory must be root's (or, for a
+/* the plugin runs as root in every su: it and its directory must be root's (or, for a
  * test run as a user, that user's) and writable by no one else, and a symlink is not followed. */
 static void test_plugin_checked(void **state) {
         Fx *f = *state;
@@ -586,7 +600,7 @@ int main(int argc, char **argv) {
                 T(test_unified_values),   T(test_caller_umask),
                 T(test_unified_idle_and_adjusted_period),
                 T(test_legacy_values),    T(test_hybrid_mirror),    T(test_slice_root),
-                T(test_hostile_session_id), T(test_close_moves_back),
+                T(test_hostile_session_id), T(test_close_moves_back), T(test_close_failure_logged),
                 T(test_fail_open_and_strict), T(test_broken_config), T(test_bad_setting_skipped),
                 T(test_unsafe_config),    T(test_left_alone),
                 T(test_root_named),       T(test_unknown_user_and_args),

@@ -55,7 +55,7 @@ EOT
 SERVICE=twice login alice -- true || fail "two-instance login failed"
 [ "$(calls SetUnitProperties)" = 1 ] && [ "$(calls StartTransientUnit)" = 1 ] || fail "two instances acted twice: $(cat "$REC")"
 
-echo "== two sessions in one PAM handle: the second open acts again (#24 item 5)"
+echo "== two sessions in one PAM handle: the second open acts again"
 : > "$REC"
 SERVICE=twice login alice --sessions 2 -- true || fail "two sessions in one handle failed"
 [ "$(calls SetUnitProperties)" = 2 ] && [ "$(calls StartTransientUnit)" = 2 ] ||

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Empty scopes do not outlive the next login or logout of their user (#24): 200 logins whose
+# Empty scopes do not outlive the next login or logout of their user: 200 logins whose
 # background jobs outlive them, then, once the jobs ended, one more login, and nothing is left.
 # Also: max_scopes= at the cap (fail-open and strict), another user's scopes untouched, and the
 # modes of what the module makes with the caller's umask at 0777.

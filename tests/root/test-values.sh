@@ -79,7 +79,7 @@ else
         [ -z "${CPUSLICE_REQUIRE_ALL:-}" ] || fail "cannot run the RT case"
 fi
 
-# #24 item 5: slicectl's audit line names the real uid and the kernel's login uid (set here as
+# slicectl's audit line names the real uid and the kernel's login uid (set here as
 # pam_loginuid would, where this kernel lets root set it), never SUDO_USER from the environment
 mkdir -p "$CPU/user.slice/user-4242.slice" "$ACCT/user.slice/user-4242.slice"
 : > "$LOG"

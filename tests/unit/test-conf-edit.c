@@ -215,7 +215,7 @@ static void test_hand_edits_kept(void **state) {
                     "alice CPUWeight=500 CPUQuota=10%\n");
 }
 
-/* #28: a hand-edited line with a bad setting still gives its good ones, so set and unset edit it
+/* a hand-edited line with a bad setting still gives its good ones, so set and unset edit it
  * like any other; what the module skips is kept as written, unless set or unset replace it */
 static void test_skipped_settings(void **state) {
         const char *dir = *state;

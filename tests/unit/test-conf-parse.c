@@ -134,7 +134,7 @@ static void expect_quotes_nothing(const char *line, const char *needle, const ch
         conf_skips_done(&sk);
 }
 
-/* #24 item 5: `slicectl check /etc/shadow` through a sudo rule must not print a hash: nothing of a
+/* `slicectl check /etc/shadow` through a sudo rule must not print a hash: nothing of a
  * line is quoted unless it starts with a valid domain, and then only setting names and values */
 static void test_errors_quote_no_secret(void **state) {
         expect_quotes_nothing("root:$6$Zx9Salt$HashHashHash:19000:0:99999:7:::", "bad uid range", "Zx9");
@@ -151,7 +151,7 @@ static void test_errors_quote_no_secret(void **state) {
         expect_quotes_nothing("alice CPUWeight=5 $6$abc=def", "unknown setting (allowed:", "abc");
 }
 
-/* #28: a bad setting is skipped alone, the rest of the line applies (as systemd skips one unknown
+/* a bad setting is skipped alone, the rest of the line applies (as systemd skips one unknown
  * key in a unit file); the rule's text, which explain shows, holds only what was used */
 static void test_setting_skipped(void **state) {
         static const struct {
@@ -259,7 +259,7 @@ static void test_buffer(void **state) {
         diag_list_done(&d);
 }
 
-/* #28: the diagnostic names file:line and says that only the setting went; the rest applies */
+/* the diagnostic names file:line and says that only the setting went; the rest applies */
 static void test_buffer_setting_skipped(void **state) {
         static const char buf[] = "* CPUWeight=100\n"
                                   "@students CPUWieght=100 CPUQuota=200%\n"

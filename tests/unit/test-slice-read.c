@@ -233,7 +233,7 @@ static const SkippedSlice *find_skipped(const SliceList *l, const char *name) {
         return NULL;
 }
 
-/* #24 item 3: one slice a reader cannot trust or read is named and left out; the rest are read */
+/* one slice a reader cannot trust or read is named and left out; the rest are read */
 static void test_skips_and_goes_on(void **state) {
         const char *root = *state;
         char path[1024];

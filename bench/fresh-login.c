@@ -309,7 +309,7 @@ static int sdbus_load(SdBus *b) {
         return b->open_system && b->call_method && b->flush_close_unref && b->error_free ? 0 : -ENOENT;
 }
 
-/* The call the systemd backend makes (lib/backend-systemd.c: build_set_properties), bare. */
+/* The call the systemd backend makes (lib/systemd/backend-systemd.c: build_set_properties), bare. */
 static int set_unit_properties(const SdBus *b, uid_t uid, uint64_t weight, uint64_t quota) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus *bus = NULL;

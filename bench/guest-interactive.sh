@@ -32,7 +32,9 @@
 # hand their results back with printf -v, not through $(...), which forks a subshell. The heavy
 # user's build-like load has no compiler here: gzip -1 and sort of a 64 KiB file, then 20 x
 # sh -c true (fork/exec churn).
-set -euo pipefail
+set -eEuo pipefail
+# a failure under set -e says where, instead of ending the boot without a word
+trap 'say "failed at line $LINENO (status $?): $BASH_COMMAND"' ERR
 S=${CPUSLICE_VM_SHARE:-/mnt/share}
 . "$S/params"
 CG=/sys/fs/cgroup
@@ -45,6 +47,7 @@ say() { echo "guest-interactive: $*" >&2; }
 cleanup() {
         local rc=$? k
         set +e
+        trap - ERR
         for k in $CG/csi-*/*/cgroup.kill $CG/user.slice/user-6400[123].slice/cgroup.kill; do
                 [ -e "$k" ] && echo 1 > "$k"
         done
@@ -129,7 +132,8 @@ EOF
 chmod 755 "$D/light.sh" "$D/heavy.sh"
 
 # ctl_to VAR DIR: VAR=cpu when the cpu controller is in DIR's cgroup.subtree_control, else -
-ctl_to() { local __c; read -r __c < "$2/cgroup.subtree_control"; [[ " $__c " == *" cpu "* ]] && printf -v "$1" cpu || printf -v "$1" -; }
+# (an empty file, as trixie's user.slice has before the first login, is a failed read: no controller)
+ctl_to() { local __c=; read -r __c < "$2/cgroup.subtree_control" || true; [[ " $__c " == *" cpu "* ]] && printf -v "$1" cpu || printf -v "$1" -; }
 ctl_to CPU_BOOT $CG # as booted, before any login: "-" on bookworm (memory pids)
 {
         echo "state=$state kernel=$(uname -r) nproc=$(nproc) systemd=$(systemctl --version | head -n1 | cut -d' ' -f2)" \
@@ -161,7 +165,8 @@ busy_to() { # busy_to VAR: the guest's busy CPU time since boot, µs (USER_HZ 10
 }
 count_to() { local -a __l=(); [ -e "$2" ] && mapfile -t __l < "$2"; printf -v "$1" %s ${#__l[@]}; }
 cg_to() { local __l; read -r __l < "/proc/$2/cgroup"; printf -v "$1" %s "${__l#0::}"; }
-ag_to() { local __a _; read -r __a _ < "/proc/$2/autogroup"; printf -v "$1" %s "$__a"; }
+# /proc/PID/autogroup is empty while autogroup is off (kernel 6.12's at least): then "-"
+ag_to() { local __a=- _; read -r __a _ < "/proc/$2/autogroup" || __a=-; printf -v "$1" %s "$__a"; }
 weight_to() { # weight_to VAR UID: the user's slice's cpu.weight, - when it has none
         printf -v "$1" -
         [ -e "$CG/user.slice/user-$2.slice/cpu.weight" ] && read -r "$1" < "$CG/user.slice/user-$2.slice/cpu.weight"

@@ -39,16 +39,21 @@ peer_versions() {
         echo "${v[0]}, ${v[1]}"
 }
 
-# own_debs DEBS DEST: our .debs (tools/package, as tests/vm/vm-test.sh builds them) into DEBS when
-# missing or older than the sources, and the newest of each copied into DEST for a guest
+# own_debs SUITE DEBS DEST: our .debs as SUITE's guests install them (tests/vm/vm-test.sh's choice:
+# the host's build in DEBS, or the one made for SUITE in DEBS-<build suite> by tools/package
+# --suite, vm_build_suite of tools/vm/suite-lib.sh), built when missing or older than the sources,
+# and the newest of each copied into DEST for a guest
 own_debs() {
-        local debs=$1 dest=$2 newest
+        local suite=$1 debs=$2 dest=$3 newest b args=()
+        . "$ROOT/tools/vm/suite-lib.sh"
+        b=$(vm_build_suite "$suite")
+        [ -n "$b" ] && debs=$debs-$b args=(--suite "$b")
         newest=$(ls -t "$debs"/libpam-cpuslice_*.deb 2> /dev/null | head -n1 || true)
         if [ -z "$newest" ] || ! ls "$debs"/slicectl_*.deb > /dev/null 2>&1 ||
            [ -n "$(find "$ROOT/lib" "$ROOT/pam" "$ROOT/slicectl" "$ROOT/debian" "$ROOT/meson.build" -newer "$newest" -print -quit)" ]; then
-                echo "$(basename "$0"): building the packages into $debs (tools/package)" >&2
+                echo "$(basename "$0"): building the packages into $debs (tools/package ${args[*]})" >&2
                 mkdir -p "$debs"
-                DEB_BUILD_OPTIONS=nocheck "$ROOT/tools/package" "$debs" > "$debs.log" 2>&1 ||
+                DEB_BUILD_OPTIONS=nocheck "$ROOT/tools/package" "${args[@]}" "$debs" > "$debs.log" 2>&1 ||
                         { tail -n 30 "$debs.log" >&2; echo "$(basename "$0"): tools/package failed (log: $debs.log)" >&2; return 1; }
         fi
         mkdir -p "$dest"

@@ -77,7 +77,7 @@ static void parse_one(pam_handle_t *h, const char *arg, ModuleArgs *a) {
                 a->strict = true;
         else if (strcmp(arg, "debug") == 0)
                 a->debug = true;
-        else if (strcmp(arg, "test_tree") == 0) /* allows a plain directory tree for cgroupfs */
+        else if (strcmp(arg, "allow_plain_tree") == 0) /* a plain directory tree for cgroupfs: the test suites */
                 a->target.allow_plain_tree = true;
         else if ((v = value_of(arg, "cgroup_layout"))) {
                 int k = strcmp(v, "auto") == 0 ? -1 : cgroup_layout_kind_from_string(v);

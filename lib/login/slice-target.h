@@ -28,7 +28,7 @@ typedef struct SliceTarget {
         int layout;                     /* CgroupLayoutKind, or -1: detect from mountinfo */
         BusPaths bus;                   /* systemd backend: NULL, NULL on a real host (tests: a fake) */
         bool allow_plain_tree;          /* a named layout over a plain directory tree (not cgroupfs) uses
-                                         * it unchecked (the module's test_tree; slicectl always); a
+                                         * it unchecked (the module's allow_plain_tree; slicectl always); a
                                          * real hierarchy is always checked */
 } SliceTarget;
 

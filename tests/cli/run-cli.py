@@ -1069,7 +1069,7 @@ def case_login_agrees():
         os.makedirs(t.path("pam.d"))
         with open(t.path("pam.d", "cs"), "w") as f:
             f.write("session required %s conf=%s confdir=%s rundir=%s cgroup_root=%s cgroup_layout=legacy "
-                    "test_tree\nsession required pam_permit.so\n" % (module, t.conf, t.confdir, t.rundir, t.root))
+                    "allow_plain_tree\nsession required pam_permit.so\n" % (module, t.conf, t.confdir, t.rundir, t.root))
         for user, uid in (("root", 0), ("alice", 1001), ("bob", 1002), ("carol", 1003), ("dave", 1500),
                           ("erin", 2500)):
             slice_dir = t.path(t.slice_dir(uid))

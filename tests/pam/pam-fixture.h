@@ -2,7 +2,7 @@
 #pragma once
 
 /* What the PAM-stack tests share: a scratch directory with a service directory for pam_wrapper,
- * a cgroup tree (test_tree) and a place outside it, the module's path, and runs of the PAM
+ * a cgroup tree (allow_plain_tree) and a place outside it, the module's path, and runs of the PAM
  * stack in a fresh exec of the test binary (pam_wrapper reads the service directory once per
  * process), their pam_syslog lines (pam_wrapper's debug output on stderr) appended to log. */
 

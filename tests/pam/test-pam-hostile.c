@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Hostile trees and fd hygiene through the real PAM stack (pam_wrapper, nss_wrapper, a scratch tree
- * via test_tree): a symlink or a regular file planted where user.slice, user-UID.slice or the
+ * via allow_plain_tree): a symlink or a regular file planted where user.slice, user-UID.slice or the
  * session scope should be is refused, the login proceeds (denied with strict) and nothing is
  * written through it; and on every path, success or failure, each fd the module opened is closed
  * again or O_CLOEXEC, so none leaks into the session. */
@@ -45,7 +45,7 @@ static void service(Fx *f, const char *args) {
         snprintf(text, sizeof text,
                  "auth required pam_permit.so\naccount required pam_permit.so\n"
                  "session required pam_env.so readenv=0 user_readenv=0 conffile=%s/env.conf\n"
-                 "session required %s conf=%s confdir=%s/none rundir=%s/none cgroup_root=%s test_tree "
+                 "session required %s conf=%s confdir=%s/none rundir=%s/none cgroup_root=%s allow_plain_tree "
                  "cgroup_layout=unified %s\nsession required pam_permit.so\n",
                  f->dir, module_path(), f->conf, f->dir, f->dir, f->cgroot, args);
         assert_int_equal(write_file(f->services, "cs", text, 0644), 0);

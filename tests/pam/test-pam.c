@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The built module through a real PAM stack: pam_wrapper redirects the service directory, nss_wrapper
  * supplies the users, and a scratch directory laid out like cgroupfs stands in for the kernel
- * (module argument test_tree). pam_syslog lines are captured from pam_wrapper's debug output. */
+ * (module argument allow_plain_tree). pam_syslog lines are captured from pam_wrapper's debug output. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -39,7 +39,7 @@ static void service(Fx *f, const char *args, const char *xdg) {
         }
         snprintf(text, sizeof text,
                  "auth required pam_permit.so\naccount required pam_permit.so\n%s"
-                 "session required %s conf=%s confdir=%s/none rundir=%s/none cgroup_root=%s test_tree debug %s\n"
+                 "session required %s conf=%s confdir=%s/none rundir=%s/none cgroup_root=%s allow_plain_tree debug %s\n"
                  "session required pam_permit.so\n",
                  envline, module_path(), f->conf, f->dir, f->dir, f->cgroot, args);
         assert_int_equal(write_file(f->services, "cs", text, 0644), 0);

@@ -17,13 +17,21 @@ skip() {
 }
 
 [ "$(id -u)" -eq 0 ] || skip "needs root for real cgroups"
-[ -f $CG/cpu/cpu.shares ] || skip "no v1 cpu hierarchy at $CG/cpu on this machine"
-[ -f $CG/unified/cgroup.procs ] || skip "no cgroup2 mount at $CG/unified (hybrid layout expected)"
+# CPUSLICE_V2_TIER (test-v2.sh): no v1 needed; the test makes its own scratch parent in $V2
+if [ -z "${CPUSLICE_V2_TIER:-}" ]; then
+        [ -f $CG/cpu/cpu.shares ] || skip "no v1 cpu hierarchy at $CG/cpu on this machine"
+        [ -f $CG/unified/cgroup.procs ] || skip "no cgroup2 mount at $CG/unified (hybrid layout expected)"
+fi
 
 T=$(mktemp -d /tmp/cpuslice-root.XXXXXX)
 PARENT=cpuslice-test-$$
-CPU=$CG/cpu/$PARENT
-ACCT=$CG/unified/$PARENT
+CPU= ACCT=
+if [ -z "${CPUSLICE_V2_TIER:-}" ]; then
+        CPU=$CG/cpu/$PARENT
+        ACCT=$CG/unified/$PARENT
+fi
+V2=             # test-v2.sh: its scratch parent on a cgroup2 mount
+V2_MOUNT=       # and the cgroup2 it mounted, if it had to
 LOG=$T/syslog
 CATCHER_PID=
 
@@ -31,19 +39,21 @@ cleanup() {
         local rc=$?
         [ -n "$CATCHER_PID" ] && kill "$CATCHER_PID" 2>/dev/null || true
         # anything still inside goes back to the root before the scratch tree is removed
-        for h in "$CPU" "$ACCT"; do
-                [ -d "$h" ] || continue
+        for h in "$CPU" "$ACCT" "$V2"; do
+                [ -n "$h" ] && [ -d "$h" ] || continue
                 find "$h" -name cgroup.procs | while read -r f; do
                         while read -r p; do echo "$p" > "$(dirname "$h")/cgroup.procs" 2>/dev/null || true; done < "$f"
                 done
                 find "$h" -depth -type d -exec rmdir {} + 2>/dev/null || true
         done
+        [ -n "$V2_MOUNT" ] && umount "$V2_MOUNT" 2>/dev/null || true
         rm -rf "$T"
         exit $rc
 }
 trap cleanup EXIT
 
-mkdir -p "$CPU" "$ACCT" "$T/pam.d" "$T/dev"
+[ -n "$CPU" ] && mkdir -p "$CPU" "$ACCT"
+mkdir -p "$T/pam.d" "$T/dev"
 : > "$LOG"
 
 export LD_PRELOAD=$NSS_WRAPPER_LIB

@@ -5,7 +5,7 @@
 # user-UID.slice (the scratch tree is compared before and after). Faults the real kernel cannot be
 # made to give on demand (ENOSPC/ENOMEM from mkdir, EACCES/EBUSY from cpu.max, cgroup.procs
 # refused, the slice removed between steps) are injected through CgfsOps in
-# tests/unit/test-backend-cgroupfs.c (test_open_faults, test_open_retry_limit, test_close_*).
+# tests/unit/test-backend-cgroupfs-faults.c and -close.c.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/hardening.sh"
 

@@ -5,7 +5,7 @@
 # blanks, control bytes, 300 bytes, or digits; XDG_SESSION_ID with path characters or 4 KB; configs
 # owned by another user, group-writable, with NUL bytes, invalid UTF-8 and a 1 MB line. None of it
 # reaches a path or a syslog line unescaped. (Symlinks and regular files planted in the tree cannot
-# exist on cgroupfs: tests/unit/test-backend-cgroupfs.c test_hostile and tests/pam/test-pam-hostile.c
+# exist on cgroupfs: tests/unit/test-backend-cgroupfs-hostile.c and tests/pam/test-pam-hostile.c
 # plant them on scratch trees.)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/hardening.sh"

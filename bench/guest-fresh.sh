@@ -1,24 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# bench/guest-fresh.sh — guest half of bench/vm-fresh: fresh logins in a throw-away VM
-# (tools/vm/run, systemd-v2 or nosd-v2, of the suite bench/vm-fresh --suite asked for), each one a new process (bench/fresh-login), GAP seconds
-# after the one before, the session held HOLD_MS, in interleaved rounds (each round rotates the
-# order, so drift hits every kind alike). Writes one line of name=µs fields per login to
-# /mnt/share/raw/ENV-PHASE-KIND, and the loads and mount options to /mnt/share/raw/ENV-meta.
-#
-#   systemd-v2  second: the user already has a session (its slice and user@.service run):
-#                 permit (pam_permit), sd (pam_systemd), setprops (pam_systemd + a bare
-#                 SetUnitProperties), sdcs (pam_systemd + pam_cpuslice, systemd backend), split
-#                 (pam_systemd, then the module in a second PAM handle of the same process, each
-#                 timed)
-#               first:  the same, each login by a user who never logged in (slice and user manager
-#                 started by that login)
-#               fdm-off / fdm-on: floor2 (raw cgroup2 syscalls), sd, sdcs without and with the
-#                 favordynmods mount option (remounted between rounds)
-#   nosd-v2     fdm-off / fdm-on: floor2, permit, cs (pam_cpuslice, cgroupfs backend)
-#
-# Params (/mnt/share/params): ROUNDS, FIRST_ROUNDS, FDM_ROUNDS, GAP, HOLD_MS.
-# Everything it changes (/etc, the cgroup2 mount, users) is in the guest, booted snapshot=on.
+# bench/guest-fresh.sh — guest half of `bench/run vm-fresh` (tools/vm/run, systemd-v2 or nosd-v2):
+# fresh logins, each a new process (fresh-login), GAP s apart, held HOLD_MS, in rounds that rotate
+# the order. systemd-v2: "second" (the user has a session already) and "first" (a user who never
+# logged in) for permit, sd (pam_systemd), setprops (+ a bare SetUnitProperties), sdcs (+ the
+# module), split (the module in a second PAM handle); both guests: favordynmods off and on for
+# floor2 and the module. One line of name=µs fields per login to /mnt/share/raw/ENV-PHASE-KIND, loads
+# and mount options to ENV-meta. Params: ROUNDS, FIRST_ROUNDS, FDM_ROUNDS, GAP, HOLD_MS.
 set -euo pipefail
 ENV=${CPUSLICE_VM_ENV:?not running under tools/vm/run}
 S=${CPUSLICE_VM_SHARE:-/mnt/share}

@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# bench/guest-interactive.sh — guest half of `bench/vm-interactive` (one round per boot), run by
+# bench/guest-interactive.sh — guest half of `bench/run vm-interactive` (one round per boot), run by
 # tools/vm/run --env systemd-v2 as root in the throw-away guest (the suite's systemd and kernel:
 # bookworm 252 / 6.1, trixie 257 / 6.12, forky; pure cgroup v2, 2 vCPUs under TCG). The same three
-# users and the same work as bench/interactive on the host, in the configurations the host cannot
+# users and the same work as bench/run interactive on the host, in the configurations the host cannot
 # have: logind's user slices as shipped, and pam_cpuslice's systemd backend after pam_systemd.so.
 # Users: csi-light (64001: probe + CPU-bound thread + job loop), csi-heavy (64002: hogs + build
 # loops) and csi-wake (64003: the probe only, an editor or a shell that only wakes up; weighted

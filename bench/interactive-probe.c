@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* interactive-probe WARM_S DUR_S OUT: the wake-up probe of bench/interactive, after cyclictest's
+/* interactive-probe WARM_S DUR_S OUT: the wake-up probe of bench/run interactive, after cyclictest's
  * non-RT mode. SCHED_OTHER, timer slack 1 ns; each iteration sleeps 10 ms (relative
  * clock_nanosleep) and records how late it woke: (woke - went to sleep) - 10 ms. Samples of the
  * first WARM_S seconds are dropped; after WARM_S + DUR_S it writes one lateness per line (µs, one

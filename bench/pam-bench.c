@@ -6,10 +6,6 @@
  *       line per cycle: "OPENCLOSE_NS CYCLE_NS" (open+close alone, and the whole cycle with
  *       pam_start and pam_end, which load and unload the modules).
  *
- *   pam-bench --confdir DIR --service NAME --user USER -- CMD...
- *       opens one session, runs CMD in it (the session's process is its parent, as with login),
- *       waits for it and closes the session; exits with CMD's status.
- *
  *   pam-bench --confdir DIR --service NAME --hold N --user-prefix P
  *       forks N children; child i opens a session for the user P followed by i in three digits
  *       (csb-u007) and keeps it open.
@@ -72,34 +68,6 @@ static int one_cycle(const char *confdir, const char *service, const char *user,
         *ret_oc = t2 - t1;
         *ret_total = t3 - t0;
         return 0;
-}
-
-static int run_in_session(const char *confdir, const char *service, const char *user, char **cmd) {
-        struct pam_conv conv = { null_conv, NULL };
-        pam_handle_t *h = NULL;
-        int r, status = 0;
-        pid_t pid;
-
-        r = pam_start_confdir(service, user, &conv, confdir, &h);
-        if (r == PAM_SUCCESS)
-                r = pam_open_session(h, 0);
-        if (r != PAM_SUCCESS) {
-                fprintf(stderr, "pam-bench: %s: %s\n", user, pam_strerror(h, r));
-                return 2;
-        }
-        pid = fork();
-        if (pid < 0)
-                return 2;
-        if (pid == 0) {
-                execvp(cmd[0], cmd);
-                perror(cmd[0]);
-                _exit(127);
-        }
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-                ;
-        r = pam_close_session(h, 0);
-        pam_end(h, r);
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
 static int hold_one(const char *confdir, const char *service, const char *user, int ready_fd, int release_fd) {
@@ -213,8 +181,6 @@ int main(int argc, char **argv) {
                 }
                 return hold(confdir, service, prefix, n_hold);
         }
-        if (user && optind < argc)
-                return run_in_session(confdir, service, user, argv + optind);
         if (!user || loop <= 0) {
                 fprintf(stderr, "pam-bench: --user and --loop N are required\n");
                 return 64;

@@ -432,12 +432,12 @@ def vm_fresh(argv):
         ap.add_argument("--envs", nargs="+", required=True)
         ap.add_argument("--gap")
         ap.add_argument("--hold-ms")
-        ap.add_argument("--suite", default="", help="the guests' Debian suite (bench/vm-fresh --suite), for the title")
+        ap.add_argument("--suite", default="", help="the guests' Debian suite (bench/run vm-fresh --suite), for the title")
         a = ap.parse_args(argv)
         envs = [Env(a.dir, name) for name in a.envs]
         suite = a.suite or next((e.meta.get("suite") for e in envs if e.meta.get("suite")), "")
         sds = sorted({e.meta["systemd"] for e in envs if "systemd" in e.meta})
-        out = ["## Fresh logins in the VMs (bench/vm-fresh%s)%s" % (
+        out = ["## Fresh logins in the VMs (bench/run vm-fresh%s)%s" % (
                    " --suite " + a.suite if a.suite else "",
                    ": Debian %s%s" % (suite, ", " + ", ".join(sds) if sds else "") if suite else ""), "",
                "Each login a new process (bench/fresh-login: pam_start … pam_end), %s s after the one before, the "

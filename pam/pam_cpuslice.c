@@ -19,12 +19,12 @@
 
 #include "applied-record.h"
 #include "backend-cgroupfs.h"
+#include "escape.h"
 #include "systemd-plugin.h"
 #include "conf.h"
 #include "login-policy.h"
 #include "macro.h"
 #include "pam-args.h"
-#include "parse-util.h"
 #include "rules.h"
 #include "slice-target.h"
 #include "time-util.h"

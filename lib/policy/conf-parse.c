@@ -41,18 +41,6 @@ static int skip(ConfSkips *skips, int r, const char *token, int setting, const c
         return r;
 }
 
-static int parse_bool(const char *v, bool *ret) {
-        static const char *const yes[] = { "yes", "true", "on", "1" }, *const no[] = { "no", "false", "off", "0" };
-
-        for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
-                if (strcmp(v, yes[i]) == 0)
-                        return *ret = true, 0;
-                if (strcmp(v, no[i]) == 0)
-                        return *ret = false, 0;
-        }
-        return -EINVAL;
-}
-
 /* What a message may quote of a line. `slicectl check FILE` may run as root through a sudo rule and
  * be pointed at /etc/shadow: a message must not be a way to read a file that is not a config. So
  * nothing is quoted of a line that does not start with a valid domain; after one, a token without
@@ -105,9 +93,10 @@ static int parse_assignment(Rule *rule, const char *token, ConfSkips *skips) {
                 return skip(skips, -EINVAL, token, s, "%s= given twice on one line (the first one applies)", tok);
         switch (s) {
         case SETTING_SLICE:
-                r = parse_bool(val, &rule->slice);
+                r = parse_boolean(val);
                 if (r < 0)
                         return skip(skips, r, token, s, "bad CPUSlice= value '%s' (allowed: yes, no)", val);
+                rule->slice = r;
                 break;
         case SETTING_WEIGHT:
                 r = cpu_weight_parse(val, &rule->weight);

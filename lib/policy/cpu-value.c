@@ -51,45 +51,17 @@ int cpu_quota_parse(const char *s, uint64_t *ret_per_sec) {
         return 0;
 }
 
-static const struct {
-        const char *suffix;
-        uint64_t usec;
-} time_units[] = {
-        { "us", 1 },   { "usec", 1 },  { "ms", USEC_PER_MSEC }, { "msec", USEC_PER_MSEC },
-        { "s", USEC_PER_SEC }, { "sec", USEC_PER_SEC }, { "", USEC_PER_SEC }, /* bare number: seconds, as systemd */
-};
-
 int cpu_period_parse(const char *s, uint64_t *ret_usec) {
-        size_t digits;
-        uint64_t thousandths, usec;
-        char num[32];
+        uint64_t usec;
         int r;
 
-        if (!s)
-                return -EINVAL;
-        digits = strspn(s, "0123456789.");
-        if (digits == 0 || digits >= sizeof num)
-                return -EINVAL;
-        memcpy(num, s, digits);
-        num[digits] = '\0';
-        r = parse_fixed_point(num, 3, &thousandths);
+        r = parse_sec(s, &usec);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < ELEMENTSOF(time_units); i++) {
-                if (strcmp(s + digits, time_units[i].suffix) != 0)
-                        continue;
-                if (thousandths > UINT64_MAX / time_units[i].usec)
-                        return -ERANGE;
-                usec = thousandths * time_units[i].usec;
-                if (usec % 1000 != 0)
-                        return -EINVAL; /* finer than a microsecond */
-                usec /= 1000;
-                if (usec < CPU_PERIOD_MIN_USEC || usec > CPU_PERIOD_MAX_USEC)
-                        return -ERANGE;
-                *ret_usec = usec;
-                return 0;
-        }
-        return -EINVAL;
+        if (usec < CPU_PERIOD_MIN_USEC || usec > CPU_PERIOD_MAX_USEC)
+                return -ERANGE;
+        *ret_usec = usec;
+        return 0;
 }
 
 uint64_t cpu_weight_to_shares(uint64_t weight) {

@@ -64,6 +64,14 @@ static bool is_setting_prefix(const char *s) {
         return false;
 }
 
+/* What a setting takes, for the message that skips a bad value (cpuslice.conf(5), SETTINGS). */
+static const char *const allowed_values[_SETTING_MAX] = {
+        [SETTING_SLICE] = "yes, no",
+        [SETTING_WEIGHT] = "1..10000 or idle",
+        [SETTING_QUOTA] = "N% of one CPU with up to two decimals, above 0% and up to 1000000%, or infinity",
+        [SETTING_PERIOD] = "1ms..1s, a number with unit us, ms or s",
+};
+
 /* One SETTING=VALUE into the rule: 0 if used, <0 if skipped (recorded in skips) or -ENOMEM. */
 static int parse_assignment(Rule *rule, const char *token, ConfSkips *skips) {
         _cleanup_free_ char *tok = strdup(token);
@@ -94,33 +102,24 @@ static int parse_assignment(Rule *rule, const char *token, ConfSkips *skips) {
         switch (s) {
         case SETTING_SLICE:
                 r = parse_boolean(val);
-                if (r < 0)
-                        return skip(skips, r, token, s, "bad CPUSlice= value '%s' (allowed: yes, no)", val);
-                rule->slice = r;
+                if (r >= 0)
+                        rule->slice = r;
                 break;
         case SETTING_WEIGHT:
                 r = cpu_weight_parse(val, &rule->weight);
-                if (r < 0)
-                        return skip(skips, r, token, s, "bad CPUWeight= value '%s' (allowed: 1..10000 or idle)",
-                                    val);
                 break;
         case SETTING_QUOTA:
                 r = cpu_quota_parse(val, &rule->quota_per_sec);
-                if (r < 0)
-                        return skip(skips, r, token, s,
-                                    "bad CPUQuota= value '%s' (allowed: N%% of one CPU with up to two "
-                                    "decimals, above 0%% and up to 1000000%%, or infinity)",
-                                    val);
                 break;
         case SETTING_PERIOD:
                 r = cpu_period_parse(val, &rule->period_usec);
-                if (r < 0)
-                        return skip(skips, r, token, s,
-                                    "bad CPUQuotaPeriodSec= value '%s' (allowed: 1ms..1s, a number with "
-                                    "unit us, ms or s)",
-                                    val);
                 break;
+        default:
+                r = -EINVAL; /* setting_from_string() gives none other */
         }
+        if (r < 0)
+                return skip(skips, r, token, s, "bad %s= value '%s' (allowed: %s)", setting_to_string(s), val,
+                            allowed_values[s]);
         rule->mask |= 1u << s;
         return 0;
 }

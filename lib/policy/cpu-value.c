@@ -8,21 +8,26 @@
 #include "macro.h"
 #include "parse-util.h"
 
+/* The end of every number's parse here: r, the parser's result, or -ERANGE outside min..max. */
+static int in_range(int r, uint64_t v, uint64_t min, uint64_t max, uint64_t *ret) {
+        if (r < 0)
+                return r;
+        if (v < min || v > max)
+                return -ERANGE;
+        *ret = v;
+        return 0;
+}
+
 int cpu_weight_parse(const char *s, uint64_t *ret) {
-        uint64_t v;
+        uint64_t v = 0;
         int r;
 
         if (s && strcmp(s, "idle") == 0) {
                 *ret = CPU_WEIGHT_IDLE;
                 return 0;
         }
-        r = safe_atou64(s, &v);
-        if (r < 0)
-                return r;
-        if (v < CPU_WEIGHT_MIN || v > CPU_WEIGHT_MAX)
-                return -ERANGE;
-        *ret = v;
-        return 0;
+        r = safe_atou64(s, &v); /* before in_range() reads v: arguments have no order */
+        return in_range(r, v, CPU_WEIGHT_MIN, CPU_WEIGHT_MAX, ret);
 }
 
 int cpu_quota_parse(const char *s, uint64_t *ret_per_sec) {
@@ -52,16 +57,10 @@ int cpu_quota_parse(const char *s, uint64_t *ret_per_sec) {
 }
 
 int cpu_period_parse(const char *s, uint64_t *ret_usec) {
-        uint64_t usec;
-        int r;
+        uint64_t usec = 0;
+        int r = parse_sec(s, &usec);
 
-        r = parse_sec(s, &usec);
-        if (r < 0)
-                return r;
-        if (usec < CPU_PERIOD_MIN_USEC || usec > CPU_PERIOD_MAX_USEC)
-                return -ERANGE;
-        *ret_usec = usec;
-        return 0;
+        return in_range(r, usec, CPU_PERIOD_MIN_USEC, CPU_PERIOD_MAX_USEC, ret_usec);
 }
 
 uint64_t cpu_weight_to_shares(uint64_t weight) {

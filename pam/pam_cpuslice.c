@@ -213,7 +213,8 @@ static const char *prop_list(unsigned mask, char *buf, size_t n) {
         buf[0] = '\0';
         for (BusProp p = 0; p < _BUS_PROP_MAX; p++)
                 if (mask & (1u << p))
-                        k += (size_t) snprintf(buf + k, k < n ? n - k : 0, "%s%s=", k ? ", " : "", bus_prop_key(p));
+                        k += (size_t) snprintf(buf + k, k < n ? n - k : 0, "%s%s=", k ? ", " : "",
+                                               bus_prop_key_to_string(p));
         return buf;
 }
 

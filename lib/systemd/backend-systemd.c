@@ -185,7 +185,7 @@ static int build_set_properties(sd_bus *bus, const char *unit, const PropPlan *p
                 return r;
         for (BusProp p = 0; p < _BUS_PROP_MAX; p++)
                 if (plan->mask & (1u << p)) {
-                        r = sd_bus_message_append(m, "(sv)", bus_prop_name(p), "t", plan->value[p]);
+                        r = sd_bus_message_append(m, "(sv)", bus_prop_name_to_string(p), "t", plan->value[p]);
                         if (r < 0)
                                 return r;
                 }
@@ -288,7 +288,7 @@ static int plan_properties(sd_bus *bus, const BusPaths *paths, uid_t uid, const 
                 }
                 r = dropin_files_value(sources, n_sources, runtime, p, &plan->value[p]);
                 if (r < 0)
-                        return cs_error(e, r, "reading %s's unit files for %s=: %m", unit, bus_prop_key(p));
+                        return cs_error(e, r, "reading %s's unit files for %s=: %m", unit, bus_prop_key_to_string(p));
                 plan->mask |= 1u << p;
                 res->reverted |= 1u << p;
         }

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <syslog.h>
 #include <security/pam_ext.h>
 
+#include "escape.h"
+#include "macro.h"
 #include "pam-args.h"
 #include "parse-util.h"
+#include "time-util.h"
 
 /* cgroup.max.descendants is unlimited by default; a cap above this guards nothing */
 #define MAX_SCOPES_MAX 65536
@@ -21,50 +25,31 @@ static void bad_value(pam_handle_t *h, const char *arg, const char *allowed) {
                    allowed);
 }
 
-/* "5", "5s" or "500ms", 1 ms .. 60 s */
-static int parse_timeout_ms(const char *v, uint64_t *ret) {
-        char num[24];
-        size_t n = strspn(v, "0123456789");
-        uint64_t x, mult;
-
-        if (n == 0 || n >= sizeof num)
-                return -EINVAL;
-        if (strcmp(v + n, "ms") == 0)
-                mult = 1;
-        else if (strcmp(v + n, "s") == 0 || v[n] == '\0')
-                mult = 1000;
-        else
-                return -EINVAL;
-        memcpy(num, v, n);
-        num[n] = '\0';
-        if (safe_atou64(num, &x) < 0 || x == 0 || x > 60000 || x * mult > 60000)
-                return -ERANGE;
-        *ret = x * mult;
-        return 0;
-}
+/* The arguments that name a file, directory or cgroup: taken as they are, checked where used. */
+static const struct {
+        const char *key;
+        size_t offset;
+} path_args[] = {
+        { "conf", offsetof(ModuleArgs, conf.main_file) },
+        { "confdir", offsetof(ModuleArgs, conf.drop_in_dir) },
+        { "rundir", offsetof(ModuleArgs, conf.run_dir) },
+        { "cgroup_root", offsetof(ModuleArgs, target.cgroup_root) },
+        { "parent", offsetof(ModuleArgs, target.parent) },
+        { "slice_root", offsetof(ModuleArgs, target.slice_root) },
+        { "bus_socket", offsetof(ModuleArgs, target.bus.socket) },
+        { "bus_root", offsetof(ModuleArgs, target.bus.root) },
+};
 
 static bool parse_path_arg(const char *arg, ModuleArgs *a) {
-        const char *v;
+        for (size_t i = 0; i < ELEMENTSOF(path_args); i++) {
+                const char *v = value_of(arg, path_args[i].key);
 
-        if ((v = value_of(arg, "conf")))
-                a->conf.main_file = v;
-        else if ((v = value_of(arg, "confdir")))
-                a->conf.drop_in_dir = v;
-        else if ((v = value_of(arg, "rundir")))
-                a->conf.run_dir = v;
-        else if ((v = value_of(arg, "cgroup_root")))
-                a->target.cgroup_root = v;
-        else if ((v = value_of(arg, "parent")))
-                a->target.parent = v;
-        else if ((v = value_of(arg, "slice_root")))
-                a->target.slice_root = v;
-        else if ((v = value_of(arg, "bus_socket")))
-                a->target.bus.socket = v;
-        else if ((v = value_of(arg, "bus_root")))
-                a->target.bus.root = v;
-        else
-                return false;
-        return true;
+                if (v) {
+                        *(const char **) (void *) ((char *) a + path_args[i].offset) = v;
+                        return true;
+                }
+        }
+        return false;
 }
 
 static void parse_one(pam_handle_t *h, const char *arg, ModuleArgs *a) {
@@ -86,11 +71,11 @@ static void parse_one(pam_handle_t *h, const char *arg, ModuleArgs *a) {
                 else
                         a->target.layout = k;
         } else if ((v = value_of(arg, "timeout"))) {
-                uint64_t ms;
-                if (parse_timeout_ms(v, &ms) < 0)
+                uint64_t usec;
+                if (parse_sec(v, &usec) < 0 || usec < USEC_PER_MSEC || usec > 60 * USEC_PER_SEC)
                         bad_value(h, arg, "a time of 1ms..60s, e.g. 500ms or 5s");
                 else
-                        a->timeout_usec = ms * 1000;
+                        a->timeout_usec = usec;
         } else if ((v = value_of(arg, "max_scopes"))) {
                 uint64_t n;
                 if (safe_atou64(v, &n) < 0 || n > MAX_SCOPES_MAX)
@@ -98,12 +83,11 @@ static void parse_one(pam_handle_t *h, const char *arg, ModuleArgs *a) {
                 else
                         a->max_scopes = (unsigned) n;
         } else if ((v = value_of(arg, "target_user"))) {
-                if (strcmp(v, "yes") == 0)
-                        a->target_user = true;
-                else if (strcmp(v, "no") == 0)
-                        a->target_user = false;
-                else
+                int b = parse_boolean(v);
+                if (b < 0)
                         bad_value(h, arg, "yes, no");
+                else
+                        a->target_user = b;
         } else if ((v = value_of(arg, "backend"))) {
                 int b = slice_backend_from_string(v);
                 if (b < 0)

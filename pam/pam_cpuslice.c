@@ -19,12 +19,12 @@
 
 #include "applied-record.h"
 #include "backend-cgroupfs.h"
+#include "escape.h"
 #include "systemd-plugin.h"
 #include "conf.h"
 #include "login-policy.h"
 #include "macro.h"
 #include "pam-args.h"
-#include "parse-util.h"
 #include "rules.h"
 #include "slice-target.h"
 #include "time-util.h"
@@ -213,7 +213,8 @@ static const char *prop_list(unsigned mask, char *buf, size_t n) {
         buf[0] = '\0';
         for (BusProp p = 0; p < _BUS_PROP_MAX; p++)
                 if (mask & (1u << p))
-                        k += (size_t) snprintf(buf + k, k < n ? n - k : 0, "%s%s=", k ? ", " : "", bus_prop_key(p));
+                        k += (size_t) snprintf(buf + k, k < n ? n - k : 0, "%s%s=", k ? ", " : "",
+                                               bus_prop_key_to_string(p));
         return buf;
 }
 

@@ -220,12 +220,13 @@ void backend_report_apply(const SliceBackend *b, const char *user, uid_t uid, co
                         log_warning("%s: %s= not applied: an admin's `systemctl set-property` holds it "
                                     "(" SYSTEMD_CONTROL_PERSISTENT "/user-%u.slice.d/50-%s.conf); remove that file "
                                     "and run systemctl daemon-reload to let cpuslice.conf decide",
-                                    user, bus_prop_key(p), (unsigned) uid, bus_prop_key(p));
+                                    user, bus_prop_key_to_string(p), (unsigned) uid, bus_prop_key_to_string(p));
                 if (a->reverted & (1u << p)) {
                         print_line(stdout, "%s (uid %u): %s= %s: back to systemd's own unit files (%s)", user,
-                                   (unsigned) uid, bus_prop_key(p), why, prop_value_format(p, a->value[p], v));
+                                   (unsigned) uid, bus_prop_key_to_string(p), why,
+                                   prop_value_format(p, a->value[p], v));
                         log_change("returned %s (uid %u) %s= to systemd's unit files (%s)", user, (unsigned) uid,
-                                   bus_prop_key(p), prop_value_format(p, a->value[p], v));
+                                   bus_prop_key_to_string(p), prop_value_format(p, a->value[p], v));
                 }
         }
         if (a->idle_fallback)

@@ -2,9 +2,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "escape.h"
 #include "json-out.h"
 #include "macro.h"
-#include "parse-util.h"
 
 static void put_string(FILE *f, const char *s) {
         _cleanup_free_ char *esc = escape_dup(s);

@@ -7,6 +7,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "output.h"
 #include "parse-util.h"
 

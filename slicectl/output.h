@@ -2,7 +2,7 @@
 #pragma once
 
 /* Everything slicectl writes for people: errors on stderr, text lines on stdout, the syslog line
- * of a change. Each whole line is escaped with escape_dup() (lib/basic/parse-util.c), so a user name,
+ * of a change. Each whole line is escaped with escape_dup() (lib/basic/escape.c), so a user name,
  * a path, a config line, a process's comm or a D-Bus text can never put a control byte on a
  * terminal or split a line. Tables and JSON escape their cells with the same helper. */
 

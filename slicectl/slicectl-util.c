@@ -103,6 +103,12 @@ int require_root(const char *verb, const char *what) {
         return log_error(-EPERM, "'%s' needs root: it %s", verb, what);
 }
 
+int backend_open_as_root(SliceBackend *ret, const char *verb, const char *what) {
+        int r = require_root(verb, what);
+
+        return r < 0 ? r : backend_open_or_log(ret, &arg_target);
+}
+
 int ident_for_uid(uid_t uid, UserIdent *ret) {
         static const char *const none[] = { NULL };
         UserIdent u = { .uid = uid, .gid = (gid_t) -1 };

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "backend.h"
 #include "conf.h"
 #include "macro.h"
 #include "output.h"
@@ -49,6 +50,8 @@ int ident_for_uid(uid_t uid, UserIdent *ret);
 const char *domain_unknown_kind(const Domain *d);
 /* Writing verbs: root, or a plain error saying so. */
 int require_root(const char *verb, const char *what);
+/* gc and reset: require_root(), then the backend of --backend & co.; each failure logged as one line. */
+int backend_open_as_root(SliceBackend *ret, const char *verb, const char *what);
 /* What `check [FILE...]` finds (argv[0] is the verb): the config's diagnostics, and a warning for each
  * user or group NSS does not know. Returns 0 or -errno (logged). */
 int check_collect(int argc, char **argv, DiagList *d);

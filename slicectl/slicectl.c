@@ -14,6 +14,7 @@
 #include "parse-util.h"
 #include "slicectl-util.h"
 #include "table.h"
+#include "time-util.h"
 #include "verbs.h"
 
 static void help(void) {
@@ -69,30 +70,18 @@ static void help(void) {
                CONF_RUN_DIR, CONF_MAIN_FILE, CONF_DROP_IN_DIR, CONF_RUN_DIR);
 }
 
-/* "200ms", "1.5s", "500us", "2" (seconds) */
-static int parse_time(const char *s, uint64_t *ret) {
-        static const struct {
-                const char *unit;
-                uint64_t usec;
-        } units[] = { { "us", 1 }, { "ms", USEC_PER_MSEC }, { "s", USEC_PER_SEC }, { "", USEC_PER_SEC } };
-        size_t n = strspn(s, "0123456789.");
-        char num[32];
-        uint64_t thousandths;
+/* --interval and --delay: a TIME (parse_sec()) of at most an hour */
+static int parse_time_arg(const char *s, uint64_t *ret) {
+        uint64_t usec;
+        int r;
 
-        if (n == 0 || n >= sizeof num)
-                return -EINVAL;
-        memcpy(num, s, n);
-        num[n] = '\0';
-        if (parse_fixed_point(num, 3, &thousandths) < 0)
-                return -EINVAL;
-        for (size_t i = 0; i < ELEMENTSOF(units); i++)
-                if (strcmp(s + n, units[i].unit) == 0) {
-                        if (thousandths > UINT64_MAX / units[i].usec / 2)
-                                return -ERANGE;
-                        *ret = thousandths * units[i].usec / 1000;
-                        return *ret > 3600 * USEC_PER_SEC ? -ERANGE : 0;
-                }
-        return -EINVAL;
+        r = parse_sec(s, &usec);
+        if (r < 0)
+                return r;
+        if (usec > 3600 * USEC_PER_SEC)
+                return -ERANGE;
+        *ret = usec;
+        return 0;
 }
 
 enum {
@@ -163,11 +152,11 @@ static int parse_argv(int argc, char **argv) {
                         arg_sort = optarg;
                         break;
                 case 'i':
-                        if (parse_time(optarg, &arg_interval_usec) < 0)
+                        if (parse_time_arg(optarg, &arg_interval_usec) < 0)
                                 return log_error(-EINVAL, "bad --interval '%s' (e.g. 200ms, 1s; at most 1h)", optarg);
                         break;
                 case 'd':
-                        if (parse_time(optarg, &arg_delay_usec) < 0 || arg_delay_usec == 0)
+                        if (parse_time_arg(optarg, &arg_delay_usec) < 0 || arg_delay_usec == 0)
                                 return log_error(-EINVAL, "bad --delay '%s' (e.g. 500ms, 2s; above 0, at most 1h)",
                                                  optarg);
                         break;

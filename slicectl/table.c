@@ -8,8 +8,8 @@
 #include <strings.h>
 
 #include "cpu-value.h"
+#include "escape.h"
 #include "format.h"
-#include "parse-util.h"
 #include "output.h"
 #include "table.h"
 

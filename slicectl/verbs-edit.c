@@ -469,10 +469,7 @@ int verb_gc(int argc, char **argv) {
 
         if (argc > 1)
                 return log_error(-EINVAL, "'gc' takes no arguments");
-        r = require_root("gc", "removes cgroups");
-        if (r < 0)
-                return r;
-        r = backend_open_or_log(&b, &arg_target);
+        r = backend_open_as_root(&b, "gc", "removes cgroups");
         if (r < 0)
                 return r;
         r = b.ops->read_all(&b, SLICE_READ_SCOPES, &before, &e);

@@ -69,10 +69,7 @@ int verb_reset(int argc, char **argv) {
         _cleanup_(uid_set_done) UidSet targets = {};
         int r, failed = 0;
 
-        r = require_root("reset", "writes the user slices' settings");
-        if (r < 0)
-                return r;
-        r = backend_open_or_log(&b, &arg_target);
+        r = backend_open_as_root(&b, "reset", "writes the user slices' settings");
         if (r < 0)
                 return r;
         r = reset_targets(&b, argc, argv, &targets);

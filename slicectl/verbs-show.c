@@ -22,9 +22,12 @@
 #include "table.h"
 
 /* list and top: the columns asked for, and the slices to fill them from */
-static int table_setup(TableControl *ctl, SliceBackend *b) {
+/* list and top: no arguments (usage says why not), the table options, the backend. */
+static int table_setup(int argc, const char *usage, TableControl *ctl, SliceBackend *b) {
         int r;
 
+        if (argc > 1)
+                return log_error(-EINVAL, "%s", usage);
         *ctl = (TableControl) {
                 .json = arg_json,
                 .raw = arg_raw,
@@ -44,9 +47,7 @@ int verb_list(int argc, char **argv) {
         TableControl ctl;
         int r;
 
-        if (argc > 1)
-                return log_error(-EINVAL, "'list' takes no arguments (see 'status USER')");
-        r = table_setup(&ctl, &b);
+        r = table_setup(argc, "'list' takes no arguments (see 'status USER')", &ctl, &b);
         if (r < 0)
                 return r;
         r = rows_collect_or_log(&b, &s, 0, &rows);
@@ -133,9 +134,7 @@ int verb_top(int argc, char **argv) {
         bool interactive;
         int r;
 
-        if (argc > 1)
-                return log_error(-EINVAL, "'top' takes no arguments");
-        r = table_setup(&ctl, &b);
+        r = table_setup(argc, "'top' takes no arguments", &ctl, &b);
         if (r < 0)
                 return r;
         interactive = !arg_batch && !arg_json && !arg_raw && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);

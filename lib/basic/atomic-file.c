@@ -48,40 +48,84 @@ static int open_temp(int dirfd, const char *name, char *tmp, size_t n) {
         return -EEXIST;
 }
 
-static int write_and_sync(int fd, mode_t mode, AtomicFill fill, void *userdata) {
+static const AtomicFileOps default_ops = {
+        .write = write,
+        .fsync = fsync,
+        .renameat = renameat,
+};
+
+static int write_all(const AtomicFileOps *ops, int fd, const char *buf, size_t n) {
+        while (n > 0) {
+                ssize_t k = ops->write(fd, buf, n);
+
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return negative_errno();
+                if (k == 0)
+                        return -EIO;
+                buf += k;
+                n -= (size_t) k;
+        }
+        return 0;
+}
+
+/* The whole content in memory: a fill that fails leaves nothing on disk to clean up. */
+static int fill_buffer(AtomicFill fill, void *userdata, char **ret, size_t *ret_n) {
+        _cleanup_free_ char *buf = NULL;
+        size_t n = 0;
         FILE *f;
         int r, k;
 
-        f = fdopen(fd, "w");
-        if (!f) {
-                r = negative_errno();
-                close(fd);
-                return r;
-        }
+        f = open_memstream(&buf, &n);
+        if (!f)
+                return -ENOMEM;
         r = fill(f, userdata);
-        if (r >= 0 && (fflush(f) != 0 || ferror(f)))
-                r = negative_errno();
-        if (r >= 0 && fsync(fd) < 0)
-                r = negative_errno();
-        if (r >= 0 && fchmod(fd, mode) < 0)
-                r = negative_errno();
-        k = fclose(f); /* closes fd */
-        if (r >= 0 && k != 0)
-                r = negative_errno();
-        return r < 0 ? r : 0;
+        k = fclose(f);
+        if (r < 0)
+                return r;
+        if (k != 0)
+                return -ENOMEM;
+        *ret = TAKE_PTR(buf);
+        *ret_n = n;
+        return 0;
 }
 
-int atomic_file_replace(int dirfd, const char *name, mode_t mode, AtomicFill fill, void *userdata) {
+static int write_and_sync(int fd, mode_t mode, AtomicFileFlags flags, const AtomicFileOps *ops, const char *buf,
+                          size_t n) {
+        int r;
+
+        if (fchmod(fd, mode) < 0)
+                return negative_errno();
+        if ((flags & ATOMIC_FILE_OWNER_ROOT) && geteuid() == 0 && fchown(fd, 0, 0) < 0)
+                return negative_errno();
+        r = write_all(ops, fd, buf, n);
+        if (r < 0)
+                return r;
+        return ops->fsync(fd) < 0 ? negative_errno() : 0;
+}
+
+int atomic_file_replace_full(int dirfd, const char *name, mode_t mode, AtomicFileFlags flags,
+                             const AtomicFileOps *ops, AtomicFill fill, void *userdata) {
+        _cleanup_free_ char *buf = NULL;
         char tmp[NAME_MAX + 1];
+        size_t n;
         int fd, r;
 
         if (!*name || strchr(name, '/') || strlen(name) > NAME_MAX - TMP_SUFFIX_LEN - 2)
                 return -EINVAL;
+        if (!ops)
+                ops = &default_ops;
+        r = fill_buffer(fill, userdata, &buf, &n);
+        if (r < 0)
+                return r;
         fd = open_temp(dirfd, name, tmp, sizeof tmp);
         if (fd < 0)
                 return fd;
-        r = write_and_sync(fd, mode, fill, userdata);
-        if (r >= 0 && renameat(dirfd, tmp, dirfd, name) < 0)
+        r = write_and_sync(fd, mode, flags, ops, buf, n);
+        if (close(fd) < 0 && r >= 0)
+                r = negative_errno();
+        if (r >= 0 && ops->renameat(dirfd, tmp, dirfd, name) < 0)
                 r = negative_errno();
         if (r < 0) {
                 (void) unlinkat(dirfd, tmp, 0);

@@ -16,10 +16,6 @@ int parse_fixed_point(const char *s, unsigned decimals, uint64_t *ret);
 char *strstrip(char *s);
 /* True for [A-Za-z0-9_-]{1,max}. */
 bool name_is_safe(const char *s, size_t max);
-/* C-style escape of untrusted text for a log line: non-printables as \xNN, '\\' doubled, at
- * most max input bytes shown (then "..."). Always NUL-terminates out. */
-const char *escape_for_log(const char *s, size_t max, char *out, size_t n);
-/* The same escape of all of s, in a new string (NULL: out of memory). What slicectl prints from
- * outside (names, paths, config text, comm, D-Bus texts) goes through this, in tables, JSON and
- * syslog alike: the output is printable ASCII only, so it is also valid UTF-8 and JSON-safe. */
-char *escape_dup(const char *s);
+/* 1 for 1, yes, y, true, t, on; 0 for 0, no, n, false, f, off (any case, as systemd's); else
+ * -EINVAL. */
+int parse_boolean(const char *v);

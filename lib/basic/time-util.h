@@ -7,6 +7,15 @@
 #include <stdint.h>
 #include <time.h>
 
+#define USEC_PER_SEC UINT64_C(1000000)
+#define USEC_PER_MSEC UINT64_C(1000)
+
+/* A time span, the one spelling of TIME in the config, the module's arguments and slicectl's
+ * options: a decimal number with at most three decimals and, without a blank, a unit: us (usec),
+ * ms (msec) or s (sec); a bare number is seconds, as in systemd. -EINVAL for anything else or for
+ * a span finer than a microsecond, -ERANGE if it does not fit. The caller checks its own range. */
+int parse_sec(const char *s, uint64_t *ret_usec);
+
 static inline uint64_t now_usec(void) {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -8,22 +8,20 @@
 
 #include "cgroup-layout.h"
 #include "macro.h"
+#include "string-table.h"
 
-static const char *const kind_names[_CGROUP_LAYOUT_MAX] = {
+static const char *const cgroup_layout_kind_table[_CGROUP_LAYOUT_MAX] = {
         [CGROUP_LAYOUT_UNIFIED] = "unified",
         [CGROUP_LAYOUT_LEGACY] = "legacy",
         [CGROUP_LAYOUT_HYBRID] = "hybrid",
 };
 
-const char *cgroup_layout_to_string(CgroupLayoutKind k) {
-        return (unsigned) k < _CGROUP_LAYOUT_MAX ? kind_names[k] : "?";
-}
+DEFINE_STRING_TABLE_LOOKUP(cgroup_layout_kind, CgroupLayoutKind)
 
-int cgroup_layout_kind_from_string(const char *s) {
-        for (int i = 0; i < _CGROUP_LAYOUT_MAX; i++)
-                if (s && strcmp(s, kind_names[i]) == 0)
-                        return i;
-        return -EINVAL;
+const char *cgroup_layout_to_string(CgroupLayoutKind k) {
+        const char *s = cgroup_layout_kind_to_string(k);
+
+        return s ? s : "?"; /* for messages: never a NULL to print */
 }
 
 void cgroup_layout_done(CgroupLayout *l) {

@@ -28,7 +28,8 @@ typedef struct CgroupLayout {
                                  * directory tree: allow_plain_tree) */
 } CgroupLayout;
 
-const char *cgroup_layout_to_string(CgroupLayoutKind k);
+const char *cgroup_layout_kind_to_string(CgroupLayoutKind k); /* NULL if out of range */
+const char *cgroup_layout_to_string(CgroupLayoutKind k);      /* "?" if out of range, for messages */
 int cgroup_layout_kind_from_string(const char *s); /* "unified", "legacy", "hybrid"; -EINVAL */
 
 /* What one pass over mountinfo found (exposed for the mountinfo fuzzer and tests). */

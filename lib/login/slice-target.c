@@ -8,21 +8,17 @@
 
 #include "macro.h"
 #include "slice-target.h"
+#include "string-table.h"
 
 #define CGROUP_ROOT_DEFAULT "/sys/fs/cgroup"
 
-int slice_backend_from_string(const char *s) {
-        static const char *const names[] = {
-                [SLICE_BACKEND_AUTO] = "auto",
-                [SLICE_BACKEND_CGROUPFS] = "cgroupfs",
-                [SLICE_BACKEND_SYSTEMD] = "systemd",
-        };
+static const char *const slice_backend_table[] = {
+        [SLICE_BACKEND_AUTO] = "auto",
+        [SLICE_BACKEND_CGROUPFS] = "cgroupfs",
+        [SLICE_BACKEND_SYSTEMD] = "systemd",
+};
 
-        for (size_t i = 0; i < ELEMENTSOF(names); i++)
-                if (strcmp(s, names[i]) == 0)
-                        return (int) i;
-        return -EINVAL;
-}
+DEFINE_STRING_TABLE_LOOKUP(slice_backend, SliceBackendKind)
 
 bool systemd_booted(void) {
         struct stat st;

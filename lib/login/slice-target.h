@@ -32,8 +32,9 @@ typedef struct SliceTarget {
                                          * real hierarchy is always checked */
 } SliceTarget;
 
-/* "auto", "cgroupfs", "systemd"; -EINVAL */
+/* "auto", "cgroupfs", "systemd"; -EINVAL if unknown, NULL if out of range */
 int slice_backend_from_string(const char *s);
+const char *slice_backend_to_string(SliceBackendKind b);
 /* sd_booted() without libsystemd: the same test it makes */
 bool systemd_booted(void);
 bool slice_target_uses_systemd(const SliceTarget *t);

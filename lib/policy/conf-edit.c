@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,16 +15,6 @@
 #include "read-file.h"
 
 #define CONF_EDIT_HEADER "# Written by slicectl(1): change it with 'slicectl set' and 'slicectl unset'."
-
-static const ConfEditOps default_ops = {
-        .write = write,
-        .fsync = fsync,
-        .renameat = renameat,
-};
-
-static const ConfEditOps *ops_of(const ConfEdit *ed) {
-        return ed->ops ? ed->ops : &default_ops;
-}
 
 static void line_done(ConfEditLine *l) {
         free(l->verbatim);
@@ -353,14 +342,9 @@ int conf_edit_unset(ConfEdit *ed, const char *domain, unsigned mask, char **ret_
         return removed;
 }
 
-int conf_edit_render(const ConfEdit *ed, char **ret) {
-        _cleanup_free_ char *buf = NULL;
-        size_t size = 0;
-        FILE *f;
+static int render(FILE *f, void *userdata) {
+        const ConfEdit *ed = userdata;
 
-        f = open_memstream(&buf, &size);
-        if (!f)
-                return -ENOMEM;
         if (ed->n == 0 || !ed->lines[0].verbatim || strcmp(ed->lines[0].verbatim, CONF_EDIT_HEADER) != 0)
                 fputs(CONF_EDIT_HEADER "\n", f);
         for (size_t i = 0; i < ed->n; i++) {
@@ -381,40 +365,21 @@ int conf_edit_render(const ConfEdit *ed, char **ret) {
                         fprintf(f, " %s", l->skipped.items[k].token);
                 fputc('\n', f);
         }
-        if (fclose(f) != 0)
-                return -ENOMEM;
-        *ret = TAKE_PTR(buf);
         return 0;
 }
 
-static int open_temp(int dir_fd, char name[static 64]) {
-        for (int tries = 0; tries < 100; tries++) {
-                uint64_t rnd;
-                int fd;
+int conf_edit_render(const ConfEdit *ed, char **ret) {
+        _cleanup_free_ char *buf = NULL;
+        size_t size = 0;
+        FILE *f;
 
-                if (getrandom(&rnd, sizeof rnd, 0) != sizeof rnd)
-                        rnd = (uint64_t) getpid() * 1000003u + (uint64_t) tries;
-                snprintf(name, 64, ".%s.%016llx", CONF_EDIT_FILE, (unsigned long long) rnd);
-                fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
-                if (fd >= 0 || errno != EEXIST)
-                        return fd < 0 ? -errno : fd;
-        }
-        return -EEXIST;
-}
-
-static int write_all(const ConfEditOps *ops, int fd, const char *buf, size_t n) {
-        while (n > 0) {
-                ssize_t k = ops->write(fd, buf, n);
-
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return negative_errno();
-                if (k == 0)
-                        return -EIO;
-                buf += k;
-                n -= (size_t) k;
-        }
+        f = open_memstream(&buf, &size);
+        if (!f)
+                return -ENOMEM;
+        (void) render(f, (void *) ed);
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        *ret = TAKE_PTR(buf);
         return 0;
 }
 
@@ -439,50 +404,16 @@ static int remove_files(ConfEdit *ed, CsError *e) {
 }
 
 int conf_edit_commit(ConfEdit *ed, CsError *e) {
-        const ConfEditOps *ops = ops_of(ed);
-        _cleanup_free_ char *text = NULL;
-        _cleanup_close_ int fd = -EBADF;
-        char tmp[64];
         int r;
 
         if (edit_empty(ed))
                 return remove_files(ed, e);
-        r = conf_edit_render(ed, &text);
+        /* 0644 whatever the umask, and root's: the module refuses group- or world-writable files */
+        r = atomic_file_replace_full(ed->dir_fd, CONF_EDIT_FILE, 0644, ATOMIC_FILE_OWNER_ROOT, ed->ops, render, ed);
         if (r < 0)
-                return r;
-        fd = open_temp(ed->dir_fd, tmp);
-        if (fd < 0)
-                return cs_error(e, fd, "cannot create a temporary file next to %s: %m", ed->path);
-        /* the umask must not decide: the module refuses group- or world-writable files */
-        if (fchmod(fd, 0644) < 0) {
-                r = cs_error(e, -errno, "chmod %s: %m", tmp);
-                goto fail;
-        }
-        if (geteuid() == 0 && fchown(fd, 0, 0) < 0) {
-                r = cs_error(e, -errno, "chown %s: %m", tmp);
-                goto fail;
-        }
-        r = write_all(ops, fd, text, strlen(text));
-        if (r < 0) {
-                cs_error(e, r, "writing %s: %m", ed->path);
-                goto fail;
-        }
-        if (ops->fsync(fd) < 0) {
-                r = cs_error(e, negative_errno(), "fsync %s: %m", ed->path);
-                goto fail;
-        }
-        if (ops->renameat(ed->dir_fd, tmp, ed->dir_fd, CONF_EDIT_FILE) < 0) {
-                r = cs_error(e, negative_errno(), "cannot replace %s: %m", ed->path);
-                goto fail;
-        }
-        /* the rename itself must reach the disk before we report success */
-        if (fsync(ed->dir_fd) < 0)
-                return cs_error(e, -errno, "fsync of the directory of %s: %m", ed->path);
+                return cs_error(e, r, "cannot write %s: %m", ed->path);
         ed->exists = true;
         return 0;
-fail:
-        (void) unlinkat(ed->dir_fd, tmp, 0);
-        return r;
 }
 
 void conf_edit_done(ConfEdit *ed) {

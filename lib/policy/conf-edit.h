@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "atomic-file.h"
 #include "conf-parse.h"
 #include "domain.h"
 #include "error.h"
@@ -18,12 +19,8 @@
 #define CONF_EDIT_FILE "50-slicectl.conf"
 #define CONF_EDIT_LOCK ".50-slicectl.conf.lock" /* hidden and not *.conf: the loader skips it */
 
-/* File operations a test can replace to inject a failure mid-write. */
-typedef struct ConfEditOps {
-        ssize_t (*write)(int fd, const void *buf, size_t n);
-        int (*fsync)(int fd);
-        int (*renameat)(int olddirfd, const char *oldname, int newdirfd, const char *newname);
-} ConfEditOps;
+/* File operations a test can replace to inject a failure mid-write: atomic-file.h's. */
+typedef AtomicFileOps ConfEditOps;
 
 typedef struct ConfEditLine {
         char *verbatim;                 /* comments, blank and unusable lines: kept as they are */

@@ -41,18 +41,6 @@ static int skip(ConfSkips *skips, int r, const char *token, int setting, const c
         return r;
 }
 
-static int parse_bool(const char *v, bool *ret) {
-        static const char *const yes[] = { "yes", "true", "on", "1" }, *const no[] = { "no", "false", "off", "0" };
-
-        for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
-                if (strcmp(v, yes[i]) == 0)
-                        return *ret = true, 0;
-                if (strcmp(v, no[i]) == 0)
-                        return *ret = false, 0;
-        }
-        return -EINVAL;
-}
-
 /* What a message may quote of a line. `slicectl check FILE` may run as root through a sudo rule and
  * be pointed at /etc/shadow: a message must not be a way to read a file that is not a config. So
  * nothing is quoted of a line that does not start with a valid domain; after one, a token without
@@ -75,6 +63,14 @@ static bool is_setting_prefix(const char *s) {
                         return true;
         return false;
 }
+
+/* What a setting takes, for the message that skips a bad value (cpuslice.conf(5), SETTINGS). */
+static const char *const allowed_values[_SETTING_MAX] = {
+        [SETTING_SLICE] = "yes, no",
+        [SETTING_WEIGHT] = "1..10000 or idle",
+        [SETTING_QUOTA] = "N% of one CPU with up to two decimals, above 0% and up to 1000000%, or infinity",
+        [SETTING_PERIOD] = "1ms..1s, a number with unit us, ms or s",
+};
 
 /* One SETTING=VALUE into the rule: 0 if used, <0 if skipped (recorded in skips) or -ENOMEM. */
 static int parse_assignment(Rule *rule, const char *token, ConfSkips *skips) {
@@ -105,33 +101,25 @@ static int parse_assignment(Rule *rule, const char *token, ConfSkips *skips) {
                 return skip(skips, -EINVAL, token, s, "%s= given twice on one line (the first one applies)", tok);
         switch (s) {
         case SETTING_SLICE:
-                r = parse_bool(val, &rule->slice);
-                if (r < 0)
-                        return skip(skips, r, token, s, "bad CPUSlice= value '%s' (allowed: yes, no)", val);
+                r = parse_boolean(val);
+                if (r >= 0)
+                        rule->slice = r;
                 break;
         case SETTING_WEIGHT:
                 r = cpu_weight_parse(val, &rule->weight);
-                if (r < 0)
-                        return skip(skips, r, token, s, "bad CPUWeight= value '%s' (allowed: 1..10000 or idle)",
-                                    val);
                 break;
         case SETTING_QUOTA:
                 r = cpu_quota_parse(val, &rule->quota_per_sec);
-                if (r < 0)
-                        return skip(skips, r, token, s,
-                                    "bad CPUQuota= value '%s' (allowed: N%% of one CPU with up to two "
-                                    "decimals, above 0%% and up to 1000000%%, or infinity)",
-                                    val);
                 break;
         case SETTING_PERIOD:
                 r = cpu_period_parse(val, &rule->period_usec);
-                if (r < 0)
-                        return skip(skips, r, token, s,
-                                    "bad CPUQuotaPeriodSec= value '%s' (allowed: 1ms..1s, a number with "
-                                    "unit us, ms or s)",
-                                    val);
                 break;
+        default:
+                r = -EINVAL; /* setting_from_string() gives none other */
         }
+        if (r < 0)
+                return skip(skips, r, token, s, "bad %s= value '%s' (allowed: %s)", setting_to_string(s), val,
+                            allowed_values[s]);
         rule->mask |= 1u << s;
         return 0;
 }

@@ -88,16 +88,6 @@ static bool name_wanted(const char *name) {
         return name[0] != '.' && n > 5 && strcmp(name + n - 5, ".conf") == 0;
 }
 
-static int cmp_str(const void *a, const void *b) {
-        return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
-void strv_free(char **v, size_t n) {
-        for (size_t i = 0; v && i < n; i++)
-                free(v[i]);
-        free(v);
-}
-
 static int open_dir_checked(const char *dir, ConfPermMode mode, DiagList *diags) {
         _cleanup_close_ int fd = -EBADF;
         struct stat st;
@@ -119,31 +109,24 @@ static int open_dir_checked(const char *dir, ConfPermMode mode, DiagList *diags)
 }
 
 static int collect_names(DIR *d, const char *dir, char ***ret, size_t *ret_n) {
-        char **names = NULL;
+        _cleanup_strv_free_ char **names = NULL;
         size_t n = 0;
         struct dirent *de;
 
-        errno = 0;
         while ((de = readdir(d))) {
-                char **nn;
+                char *path;
+
                 if (!name_wanted(de->d_name))
                         continue;
-                nn = realloc(names, (n + 1) * sizeof *nn);
-                if (!nn)
-                        goto oom;
-                names = nn;
-                if (asprintf(&names[n], "%s/%s", dir, de->d_name) < 0)
-                        goto oom;
-                n++;
+                if (asprintf(&path, "%s/%s", dir, de->d_name) < 0)
+                        return -ENOMEM;
+                if (strv_consume(&names, &n, path) < 0)
+                        return -ENOMEM;
         }
-        if (n > 1)
-                qsort(names, n, sizeof *names, cmp_str);
-        *ret = names;
+        strv_sort(names, n);
+        *ret = TAKE_PTR(names);
         *ret_n = n;
         return 0;
-oom:
-        strv_free(names, n);
-        return -ENOMEM;
 }
 
 int conf_list_dir(const char *dir, ConfPermMode mode, char ***ret_paths, size_t *ret_n, DiagList *diags) {
@@ -183,7 +166,7 @@ static int load_dir(RuleSet *rs, const char *dir, ConfPermMode mode, DiagList *d
                 if (r < 0 && r != -ENOENT && first == 0)
                         first = r;
         }
-        strv_free(paths, n);
+        strv_free(paths);
         return first;
 }
 

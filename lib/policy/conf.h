@@ -11,6 +11,7 @@
 
 #include "diag.h"
 #include "rules.h"
+#include "strv.h"
 
 #define CONF_MAIN_FILE   "/etc/security/cpuslice.conf"
 #define CONF_DROP_IN_DIR "/etc/security/cpuslice.d"
@@ -35,10 +36,10 @@ int conf_check_stat(const char *path, const struct stat *st, ConfPermMode mode, 
 /* Reads one file with the ownership/mode/size checks; -ENOENT if missing; <0 if refused (also
  * recorded in diags). */
 int conf_load_file(RuleSet *rs, const char *path, ConfPermMode mode, DiagList *diags);
-/* The *.conf names of a drop-in directory in C-locale order, after its safety checks. */
+/* The *.conf names of a drop-in directory in C-locale order, after its safety checks: a strv
+ * (strv.h), with its length in *ret_n. */
 int conf_list_dir(const char *dir, ConfPermMode mode, char ***ret_paths, size_t *ret_n, DiagList *diags);
 /* All files, in order: main, drop-ins, runtime. Missing ones are fine; returns the first refusal
  * (<0) but still reads everything else so every problem is reported. */
 int conf_load(RuleSet *rs, const ConfPaths *paths, ConfPermMode mode, DiagList *diags);
 void conf_paths_fill_defaults(ConfPaths *p);
-void strv_free(char **v, size_t n);

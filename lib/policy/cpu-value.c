@@ -8,21 +8,26 @@
 #include "macro.h"
 #include "parse-util.h"
 
+/* The end of every number's parse here: r, the parser's result, or -ERANGE outside min..max. */
+static int in_range(int r, uint64_t v, uint64_t min, uint64_t max, uint64_t *ret) {
+        if (r < 0)
+                return r;
+        if (v < min || v > max)
+                return -ERANGE;
+        *ret = v;
+        return 0;
+}
+
 int cpu_weight_parse(const char *s, uint64_t *ret) {
-        uint64_t v;
+        uint64_t v = 0;
         int r;
 
         if (s && strcmp(s, "idle") == 0) {
                 *ret = CPU_WEIGHT_IDLE;
                 return 0;
         }
-        r = safe_atou64(s, &v);
-        if (r < 0)
-                return r;
-        if (v < CPU_WEIGHT_MIN || v > CPU_WEIGHT_MAX)
-                return -ERANGE;
-        *ret = v;
-        return 0;
+        r = safe_atou64(s, &v); /* before in_range() reads v: arguments have no order */
+        return in_range(r, v, CPU_WEIGHT_MIN, CPU_WEIGHT_MAX, ret);
 }
 
 int cpu_quota_parse(const char *s, uint64_t *ret_per_sec) {
@@ -51,45 +56,11 @@ int cpu_quota_parse(const char *s, uint64_t *ret_per_sec) {
         return 0;
 }
 
-static const struct {
-        const char *suffix;
-        uint64_t usec;
-} time_units[] = {
-        { "us", 1 },   { "usec", 1 },  { "ms", USEC_PER_MSEC }, { "msec", USEC_PER_MSEC },
-        { "s", USEC_PER_SEC }, { "sec", USEC_PER_SEC }, { "", USEC_PER_SEC }, /* bare number: seconds, as systemd */
-};
-
 int cpu_period_parse(const char *s, uint64_t *ret_usec) {
-        size_t digits;
-        uint64_t thousandths, usec;
-        char num[32];
-        int r;
+        uint64_t usec = 0;
+        int r = parse_sec(s, &usec);
 
-        if (!s)
-                return -EINVAL;
-        digits = strspn(s, "0123456789.");
-        if (digits == 0 || digits >= sizeof num)
-                return -EINVAL;
-        memcpy(num, s, digits);
-        num[digits] = '\0';
-        r = parse_fixed_point(num, 3, &thousandths);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < ELEMENTSOF(time_units); i++) {
-                if (strcmp(s + digits, time_units[i].suffix) != 0)
-                        continue;
-                if (thousandths > UINT64_MAX / time_units[i].usec)
-                        return -ERANGE;
-                usec = thousandths * time_units[i].usec;
-                if (usec % 1000 != 0)
-                        return -EINVAL; /* finer than a microsecond */
-                usec /= 1000;
-                if (usec < CPU_PERIOD_MIN_USEC || usec > CPU_PERIOD_MAX_USEC)
-                        return -ERANGE;
-                *ret_usec = usec;
-                return 0;
-        }
-        return -EINVAL;
+        return in_range(r, usec, CPU_PERIOD_MIN_USEC, CPU_PERIOD_MAX_USEC, ret_usec);
 }
 
 uint64_t cpu_weight_to_shares(uint64_t weight) {

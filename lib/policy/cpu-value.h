@@ -9,8 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define USEC_PER_SEC  UINT64_C(1000000)
-#define USEC_PER_MSEC UINT64_C(1000)
+#include "time-util.h"
 
 #define CPU_WEIGHT_IDLE    UINT64_C(0) /* systemd's CGROUP_WEIGHT_IDLE */
 #define CPU_WEIGHT_MIN     UINT64_C(1)

@@ -6,6 +6,7 @@
 #include "domain.h"
 #include "macro.h"
 #include "parse-util.h"
+#include "string-table.h"
 
 /* Names come from NSS (local, LDAP, SSSD: "user@realm" and "DOMAIN\\user" are real), so accept
  * any printable text except what the config syntax itself uses. */
@@ -95,15 +96,14 @@ Specificity domain_specificity(const Domain *d) {
         }
 }
 
-const char *specificity_to_string(Specificity s) {
-        static const char *const names[] = {
-                [SPECIFICITY_ALL] = "*",
-                [SPECIFICITY_GROUP] = "group",
-                [SPECIFICITY_RANGE] = "uid range",
-                [SPECIFICITY_USER] = "user",
-        };
-        return (unsigned) s < ELEMENTSOF(names) ? names[s] : "?";
-}
+static const char *const specificity_table[] = {
+        [SPECIFICITY_ALL] = "*",
+        [SPECIFICITY_GROUP] = "group",
+        [SPECIFICITY_RANGE] = "uid range",
+        [SPECIFICITY_USER] = "user",
+};
+
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING_FALLBACK(specificity, Specificity, "?")
 
 bool domain_names_user(const Domain *d, const char *user, uid_t uid) {
         if (d->type == DOMAIN_UID)

@@ -6,24 +6,16 @@
 
 #include "macro.h"
 #include "rules.h"
+#include "string-table.h"
 
-static const char *const setting_names[_SETTING_MAX] = {
+static const char *const setting_table[_SETTING_MAX] = {
         [SETTING_SLICE] = "CPUSlice",
         [SETTING_WEIGHT] = "CPUWeight",
         [SETTING_QUOTA] = "CPUQuota",
         [SETTING_PERIOD] = "CPUQuotaPeriodSec",
 };
 
-const char *setting_to_string(Setting s) {
-        return (unsigned) s < _SETTING_MAX ? setting_names[s] : NULL;
-}
-
-int setting_from_string(const char *s) {
-        for (int i = 0; i < _SETTING_MAX; i++)
-                if (strcmp(s, setting_names[i]) == 0)
-                        return i;
-        return -EINVAL;
-}
+DEFINE_STRING_TABLE_LOOKUP(setting, Setting)
 
 const char *settings_allowed(void) {
         return "CPUSlice=, CPUWeight=, CPUQuota=, CPUQuotaPeriodSec=";

@@ -23,28 +23,53 @@ static int from_passwd(const struct passwd *pw, UserIdent *ret) {
         return 0;
 }
 
-/* getpw*_r with a growing buffer; by_name selects the key */
-static int passwd_get(const char *name, uid_t uid, UserIdent *ret) {
-        size_t size = NSS_BUF_START;
+typedef enum NssQuery {
+        NSS_PASSWD_BY_NAME,
+        NSS_PASSWD_BY_UID,
+        NSS_GROUP_BY_NAME,
+} NssQuery;
 
-        for (;;) {
+typedef union NssEntry {
+        struct passwd pw;
+        struct group gr;
+} NssEntry;
+
+/* One getpw*_r()/getgr*_r() call, with a buffer that grows while NSS says ERANGE (it does not say
+ * how much it needs); the entry's strings point into *ret_buf. No such entry is -ENOENT, however
+ * the module says it (0 and no entry, ENOENT or ESRCH, as getpwnam_r(3) allows). */
+static int nss_get(NssQuery q, const char *name, uid_t uid, NssEntry *ret, char **ret_buf) {
+        for (size_t size = NSS_BUF_START;; size *= 2) {
                 _cleanup_free_ char *buf = malloc(size);
-                struct passwd pw, *res = NULL;
+                struct passwd *pw = NULL;
+                struct group *gr = NULL;
                 int r;
 
                 if (!buf)
                         return -ENOMEM;
-                r = name ? getpwnam_r(name, &pw, buf, size, &res) : getpwuid_r(uid, &pw, buf, size, &res);
-                if (r == ERANGE && size < NSS_BUF_MAX) {
-                        size *= 2;
+                if (q == NSS_GROUP_BY_NAME)
+                        r = getgrnam_r(name, &ret->gr, buf, size, &gr);
+                else if (q == NSS_PASSWD_BY_NAME)
+                        r = getpwnam_r(name, &ret->pw, buf, size, &pw);
+                else
+                        r = getpwuid_r(uid, &ret->pw, buf, size, &pw);
+                if (r == ERANGE && size < NSS_BUF_MAX)
                         continue;
-                }
-                if (r != 0)
+                if (r != 0 && r != ENOENT && r != ESRCH)
                         return -r;
-                if (!res)
+                if (!pw && !gr)
                         return -ENOENT;
-                return from_passwd(res, ret);
+                *ret_buf = TAKE_PTR(buf);
+                return 0;
         }
+}
+
+static int passwd_get(const char *name, uid_t uid, UserIdent *ret) {
+        _cleanup_free_ char *buf = NULL;
+        NssEntry e;
+        int r;
+
+        r = nss_get(name ? NSS_PASSWD_BY_NAME : NSS_PASSWD_BY_UID, name, uid, &e, &buf);
+        return r < 0 ? r : from_passwd(&e.pw, ret);
 }
 
 int user_lookup(const char *name, UserIdent *ret) {
@@ -60,27 +85,15 @@ int user_lookup_uid(uid_t uid, UserIdent *ret) {
 /* The rule's group name to its gid, one NSS lookup: memberships are compared by gid only, so a
  * name that NSS returns for some gid is never taken for a rule's name. */
 static int group_gid(const char *name, gid_t *ret) {
-        size_t size = NSS_BUF_START;
+        _cleanup_free_ char *buf = NULL;
+        NssEntry e;
+        int r;
 
-        for (;;) {
-                _cleanup_free_ char *buf = malloc(size);
-                struct group gr, *res = NULL;
-                int r;
-
-                if (!buf)
-                        return -ENOMEM;
-                r = getgrnam_r(name, &gr, buf, size, &res);
-                if (r == ERANGE && size < NSS_BUF_MAX) {
-                        size *= 2;
-                        continue;
-                }
-                if (r != 0 && r != ENOENT && r != ESRCH)
-                        return -r;
-                if (!res)
-                        return -ENOENT;
-                *ret = res->gr_gid;
-                return 0;
-        }
+        r = nss_get(NSS_GROUP_BY_NAME, name, 0, &e, &buf);
+        if (r < 0)
+                return r;
+        *ret = e.gr.gr_gid;
+        return 0;
 }
 
 static int load_groups(UserIdent *u) {

@@ -59,15 +59,15 @@ static int parse_line(const char *line, AppliedRecord *rec) {
         char name[32];
         uint64_t value, dev, ino;
         int64_t mtime;
+        int p;
 
         if (sscanf(line, "%31s %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNd64, name, &value, &dev, &ino, &mtime) != 5)
                 return -EBADMSG;
-        for (BusProp p = 0; p < _BUS_PROP_MAX; p++)
-                if (strcmp(name, bus_prop_key(p)) == 0) {
-                        rec->prop[p] = (AppliedProp) { true, value, (dev_t) dev, (ino_t) ino, mtime };
-                        return 0;
-                }
-        return -EBADMSG;
+        p = bus_prop_key_from_string(name);
+        if (p < 0)
+                return -EBADMSG;
+        rec->prop[p] = (AppliedProp){ true, value, (dev_t) dev, (ino_t) ino, mtime };
+        return 0;
 }
 
 int applied_record_load(const char *root, uid_t uid, AppliedRecord *ret) {
@@ -113,7 +113,7 @@ static int fill_record(FILE *f, void *userdata) {
 
         for (BusProp p = 0; p < _BUS_PROP_MAX; p++)
                 if (rec->prop[p].set)
-                        fprintf(f, "%s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId64 "\n", bus_prop_key(p),
+                        fprintf(f, "%s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId64 "\n", bus_prop_key_to_string(p),
                                 rec->prop[p].value, (uint64_t) rec->prop[p].dev, (uint64_t) rec->prop[p].ino,
                                 rec->prop[p].mtime_nsec);
         return ferror(f) ? -EIO : 0;

@@ -15,6 +15,7 @@
 #include "macro.h"
 #include "proc-cgroup.h"
 #include "slice-name.h"
+#include "strv.h"
 #include "time-util.h"
 
 #define SD_DEST "org.freedesktop.systemd1"
@@ -184,7 +185,7 @@ static int build_set_properties(sd_bus *bus, const char *unit, const PropPlan *p
                 return r;
         for (BusProp p = 0; p < _BUS_PROP_MAX; p++)
                 if (plan->mask & (1u << p)) {
-                        r = sd_bus_message_append(m, "(sv)", bus_prop_name(p), "t", plan->value[p]);
+                        r = sd_bus_message_append(m, "(sv)", bus_prop_name_to_string(p), "t", plan->value[p]);
                         if (r < 0)
                                 return r;
                 }
@@ -210,17 +211,11 @@ static int set_properties(sd_bus *bus, const char *unit, const PropPlan *plan, u
 static int get_unit_path(sd_bus *bus, const char *unit, char **ret, CsError *e);
 static int get_drop_in_paths(sd_bus *bus, const char *path, char ***ret, size_t *ret_n);
 
-static void strv_freep(char ***v) {
-        for (char **p = *v; p && *p; p++)
-                free(*p);
-        free(*v);
-}
-
 /* The unit file and its drop-ins, in the order systemd applied them. */
 static int unit_sources(sd_bus *bus, const char *unit, char ***ret, size_t *ret_n, CsError *e) {
         _cleanup_bus_error_ sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_free_ char *path = NULL, *fragment = NULL;
-        _cleanup_(strv_freep) char **dropins = NULL;
+        _cleanup_strv_free_ char **dropins = NULL;
         bool has_fragment;
         char **v;
         size_t n = 0;
@@ -260,7 +255,7 @@ static int plan_properties(sd_bus *bus, const BusPaths *paths, uid_t uid, const 
                            const AppliedRecord *rec, PropPlan *plan, BusApplyResult *res, CsError *e) {
         const bool given[_BUS_PROP_MAX] = { s->weight_set, s->quota_set, s->period_set };
         const uint64_t want[_BUS_PROP_MAX] = { s->limits.weight, s->limits.quota_per_sec, s->limits.period_usec };
-        _cleanup_(strv_freep) char **sources = NULL;
+        _cleanup_strv_free_ char **sources = NULL;
         size_t n_sources = 0;
         char unit[SLICE_NAME_MAX];
         int r;
@@ -293,7 +288,7 @@ static int plan_properties(sd_bus *bus, const BusPaths *paths, uid_t uid, const 
                 }
                 r = dropin_files_value(sources, n_sources, runtime, p, &plan->value[p]);
                 if (r < 0)
-                        return cs_error(e, r, "reading %s's unit files for %s=: %m", unit, bus_prop_key(p));
+                        return cs_error(e, r, "reading %s's unit files for %s=: %m", unit, bus_prop_key_to_string(p));
                 plan->mask |= 1u << p;
                 res->reverted |= 1u << p;
         }
@@ -540,16 +535,13 @@ static int get_u64(sd_bus *bus, const char *path, const char *iface, const char 
 static int get_drop_in_paths(sd_bus *bus, const char *path, char ***ret, size_t *ret_n) {
         _cleanup_bus_error_ sd_bus_error error = SD_BUS_ERROR_NULL;
         char **v = NULL;
-        size_t n = 0;
         int r;
 
         r = sd_bus_get_property_strv(bus, SD_DEST, path, "org.freedesktop.systemd1.Unit", "DropInPaths", &error, &v);
         if (r < 0)
                 return r;
-        while (v && v[n])
-                n++;
+        *ret_n = strv_length(v);
         *ret = v;
-        *ret_n = n;
         return 0;
 }
 
@@ -587,9 +579,7 @@ int bus_read_slice(uid_t uid, const BusPaths *paths, uint64_t timeout_usec, BusS
 }
 
 void bus_slice_view_done(BusSliceView *v) {
-        for (size_t i = 0; i < v->n_drop_in_paths; i++)
-                free(v->drop_in_paths[i]);
-        free(v->drop_in_paths);
+        strv_free(v->drop_in_paths);
         free(v->active_state);
         *v = (BusSliceView) {};
 }

@@ -11,29 +11,25 @@
 #include "parse-util.h"
 #include "read-file.h"
 #include "slice-name.h"
+#include "string-table.h"
 #include "systemd-dropin.h"
 
 #define DROPIN_FILE_MAX (1024u * 1024)
 
-static const char *const prop_names[_BUS_PROP_MAX] = {
+static const char *const bus_prop_name_table[_BUS_PROP_MAX] = {
         [BUS_PROP_WEIGHT] = "CPUWeight",
         [BUS_PROP_QUOTA] = "CPUQuotaPerSecUSec",
         [BUS_PROP_PERIOD] = "CPUQuotaPeriodUSec",
 };
 
-static const char *const prop_keys[_BUS_PROP_MAX] = {
+static const char *const bus_prop_key_table[_BUS_PROP_MAX] = {
         [BUS_PROP_WEIGHT] = "CPUWeight",
         [BUS_PROP_QUOTA] = "CPUQuota",
         [BUS_PROP_PERIOD] = "CPUQuotaPeriodSec",
 };
 
-const char *bus_prop_name(BusProp p) {
-        return p < _BUS_PROP_MAX ? prop_names[p] : NULL;
-}
-
-const char *bus_prop_key(BusProp p) {
-        return p < _BUS_PROP_MAX ? prop_keys[p] : NULL;
-}
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(bus_prop_name, BusProp)
+DEFINE_STRING_TABLE_LOOKUP(bus_prop_key, BusProp)
 
 int control_dropin_path(const char *root, bool runtime, uid_t uid, BusProp p, char *buf, size_t n) {
         char slice[SLICE_NAME_MAX];
@@ -43,7 +39,7 @@ int control_dropin_path(const char *root, bool runtime, uid_t uid, BusProp p, ch
                 return -EINVAL;
         slice_name(uid, slice);
         k = snprintf(buf, n, "%s%s/%s.d/50-%s.conf", root ? root : "",
-                     runtime ? SYSTEMD_CONTROL_RUNTIME : SYSTEMD_CONTROL_PERSISTENT, slice, prop_keys[p]);
+                     runtime ? SYSTEMD_CONTROL_RUNTIME : SYSTEMD_CONTROL_PERSISTENT, slice, bus_prop_key_table[p]);
         return k < 0 || (size_t) k >= n ? -ENAMETOOLONG : 0;
 }
 
@@ -65,7 +61,7 @@ static int parse_value(BusProp p, const char *v, uint64_t *ret) {
 /* systemd's unit file syntax, as far as these keys need it: sections, comments, key=value with
  * blanks around; a value systemd itself would reject is ignored with the line, as systemd does. */
 int dropin_buffer_value(const char *buf, BusProp p, uint64_t *value) {
-        const char *key = bus_prop_key(p);
+        const char *key = bus_prop_key_to_string(p);
         bool in_slice = false;
 
         if (!key)

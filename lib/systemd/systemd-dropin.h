@@ -27,8 +27,9 @@ typedef enum BusProp {
 #define SYSTEMD_CONTROL_PERSISTENT "/etc/systemd/system.control"
 #define SYSTEMD_CONTROL_RUNTIME    "/run/systemd/system.control"
 
-const char *bus_prop_name(BusProp p);           /* "CPUQuotaPerSecUSec": the D-Bus property */
-const char *bus_prop_key(BusProp p);            /* "CPUQuota": the unit file key and drop-in name */
+const char *bus_prop_name_to_string(BusProp p); /* "CPUQuotaPerSecUSec": the D-Bus property */
+const char *bus_prop_key_to_string(BusProp p);  /* "CPUQuota": the unit file key and drop-in name */
+int bus_prop_key_from_string(const char *s);    /* -EINVAL if unknown */
 
 /* ROOT/{etc,run}/systemd/system.control/user-UID.slice.d/50-KEY.conf; root NULL or "" for "/". */
 int control_dropin_path(const char *root, bool runtime, uid_t uid, BusProp p, char *buf, size_t n);

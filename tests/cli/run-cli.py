@@ -1307,6 +1307,7 @@ def case_module_args():
         man = f.read()
     options = man.split("\n# OPTIONS\n")[1].split("\n# ")[0]
     parsed = set(re.findall(r'value_of\(arg, "([a-z_]+)"\)', src))
+    parsed |= set(re.findall(r'\{ "([a-z_]+)", offsetof\(ModuleArgs', src))  # the path_args table
     flags = set(re.findall(r'strcmp\(arg, "([a-z_]+)"\)', src))
     documented = set(re.findall(r"^\*([a-z_]+)=", options, re.M))
     documented_flags = set(re.findall(r"^\*([a-z_]+)\*$", options, re.M))

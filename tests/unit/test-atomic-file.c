@@ -134,6 +134,61 @@ static void test_symlink_replaced_not_followed(void **state) {
         assert_entries(dir, 2, (const char *const[]) { "m.prom", "target" });
 }
 
+static ssize_t short_then_full(int fd, const void *buf, size_t n) {
+        /* a short write first, as a signal or a pipe can give: the rest must still follow */
+        if (n > 3)
+                n = 3;
+        return write(fd, buf, n);
+}
+
+static ssize_t disk_full(int fd, const void *buf, size_t n) {
+        if (n > 2 && write(fd, buf, n / 2) < 0) /* half reaches the temporary file */
+                return -1;
+        errno = ENOSPC;
+        return -1;
+}
+
+static int fsync_fails(int fd) {
+        errno = EIO;
+        return -1;
+}
+
+static int rename_fails(int a, const char *b, int c, const char *d) {
+        errno = EXDEV;
+        return -1;
+}
+
+static void test_ops(void **state) {
+        const AtomicFileOps short_writes = { short_then_full, fsync, renameat };
+        const AtomicFileOps broken[] = {
+                { disk_full, fsync, renameat },
+                { write, fsync_fails, renameat },
+                { write, fsync, rename_fails },
+        };
+        const int expect[] = { -ENOSPC, -EIO, -EXDEV };
+        const char *dir = *state;
+        _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        struct stat st;
+
+        assert_int_equal(atomic_file_replace_full(dfd, "c.conf", 0640, ATOMIC_FILE_OWNER_ROOT, &short_writes,
+                                                  fill_text, (char *) "a longer line\n"),
+                         0);
+        assert_int_equal(fstatat(dfd, "c.conf", &st, AT_SYMLINK_NOFOLLOW), 0);
+        assert_int_equal(st.st_mode & 07777, 0640);
+        if (geteuid() == 0)
+                assert_true(st.st_uid == 0 && st.st_gid == 0);
+        for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
+                _cleanup_free_ char *a = NULL;
+
+                assert_int_equal(atomic_file_replace_full(dfd, "c.conf", 0644, 0, &broken[i], fill_text,
+                                                          (char *) "new text\n"),
+                                 expect[i]);
+                a = slurp(dfd, "c.conf");
+                assert_string_equal(a, "a longer line\n"); /* the old file, whole */
+                assert_entries(dir, 1, (const char *const[]){ "c.conf" });
+        }
+}
+
 static void test_bad_names(void **state) {
         const char *dir = *state;
         _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -154,6 +209,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_fill_fails, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_symlink_replaced_not_followed, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_bad_names, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_ops, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

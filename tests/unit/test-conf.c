@@ -220,7 +220,7 @@ static void test_list_dir(void **state) {
         assert_int_equal(conf_list_dir(f->dropin, CONF_PERMS_ENFORCE, &paths, &n, &f->d), 0);
         assert_int_equal(n, 2);
         assert_non_null(strstr(paths[0], "/a.conf"));
-        strv_free(paths, n);
+        strv_free(paths);
         assert_int_equal(conf_list_dir("/nonexistent", CONF_PERMS_ENFORCE, &paths, &n, &f->d), -ENOENT);
 }
 

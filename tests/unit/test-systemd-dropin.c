@@ -93,7 +93,7 @@ static void test_paths(void **state) {
         assert_int_equal(control_dropin_path("/t", false, 7, BUS_PROP_PERIOD, buf, sizeof buf), 0);
         assert_string_equal(buf, "/t/etc/systemd/system.control/user-7.slice.d/50-CPUQuotaPeriodSec.conf");
         assert_int_equal(control_dropin_path(NULL, false, 7, BUS_PROP_WEIGHT, buf, 20), -ENAMETOOLONG);
-        assert_string_equal(bus_prop_name(BUS_PROP_QUOTA), "CPUQuotaPerSecUSec");
+        assert_string_equal(bus_prop_name_to_string(BUS_PROP_QUOTA), "CPUQuotaPerSecUSec");
 }
 
 static void test_record(void **state) {

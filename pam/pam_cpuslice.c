@@ -45,7 +45,7 @@ typedef struct Login {
         RuleSet rules;
         DiagList diags;
         Resolved res;
-        bool left_alone;        /* no line gives this user a slice (or CPUSlice=no) */
+        bool left_alone; /* no line gives this user a slice (or CPUSlice=no) */
 } Login;
 
 static void login_done(Login *l) {
@@ -157,8 +157,7 @@ static int open_plugin(Login *l, const char *path, int *ret_fd) {
                 return fail(l, "%s is %s; the systemd backend is not loaded from it",
                             escape_for_log(what, sizeof dir, esc, sizeof esc), why);
         if (r < 0)
-                return fail(l, "cannot open %s: %s", escape_for_log(what, sizeof dir, esc, sizeof esc),
-                            strerror(-r));
+                return fail(l, "cannot open %s: %s", escape_for_log(what, sizeof dir, esc, sizeof esc), strerror(-r));
         *ret_fd = TAKE_FD(fd);
         return PAM_SUCCESS;
 }
@@ -223,19 +222,24 @@ static void log_applied(Login *l, const BusApplyResult *a) {
         char list[128];
 
         if (a->idle_fallback)
-                pam_syslog(l->h, LOG_WARNING, "%s: this systemd does not support CPUWeight=idle (before 252); "
-                           "used CPUWeight=1", l->user_esc);
+                pam_syslog(l->h, LOG_WARNING,
+                           "%s: this systemd does not support CPUWeight=idle (before 252); "
+                           "used CPUWeight=1",
+                           l->user_esc);
         if (a->kept)
-                pam_syslog(l->h, LOG_NOTICE, "%s: %s kept as set with systemctl set-property in "
-                           SYSTEMD_CONTROL_PERSISTENT "/user-%u.slice.d/; cpuslice.conf's value not applied",
+                pam_syslog(l->h, LOG_NOTICE,
+                           "%s: %s kept as set with systemctl set-property in " SYSTEMD_CONTROL_PERSISTENT
+                           "/user-%u.slice.d/; cpuslice.conf's value not applied",
                            l->user_esc, prop_list(a->kept, list, sizeof list), (unsigned) l->user.uid);
         if (a->reverted && l->args.debug)
                 pam_syslog(l->h, LOG_DEBUG, "%s: %s no longer in the config: back to systemd's own unit files",
                            l->user_esc, prop_list(a->reverted, list, sizeof list));
         if (a->record_error < 0)
-                pam_syslog(l->h, LOG_WARNING, "%s: the record of what was set (" APPLIED_RECORD_DIR "/user-%u.slice): "
-                           "%s; values this module set will not be returned to the admin's when the config drops them",
-                           l->user_esc, (unsigned) l->user.uid, strerror(-a->record_error));
+                pam_syslog(
+                        l->h, LOG_WARNING,
+                        "%s: the record of what was set (" APPLIED_RECORD_DIR "/user-%u.slice): "
+                        "%s; values this module set will not be returned to the admin's when the config drops them",
+                        l->user_esc, (unsigned) l->user.uid, strerror(-a->record_error));
 }
 
 /* su, sudo and runuser open a session without a new logind session (systemd#35452): the process
@@ -325,11 +329,14 @@ static int apply_cgroupfs(Login *l) {
                 return fail(l, "out of memory");
         cpu_limits_to_kernel(&l->res.limits, &k);
         if (k.period_adjusted)
-                pam_syslog(l->h, LOG_WARNING, "%s: CPUQuotaPeriodSec= adjusted to %" PRIu64 "us so that period and "
-                           "quota stay within 1ms..1s", l->user_esc, k.period_usec);
+                pam_syslog(l->h, LOG_WARNING,
+                           "%s: CPUQuotaPeriodSec= adjusted to %" PRIu64 "us so that period and "
+                           "quota stay within 1ms..1s",
+                           l->user_esc, k.period_usec);
         if (k.quota_raised)
-                pam_syslog(l->h, LOG_WARNING, "%s: CPUQuota= raised to the kernel's minimum of 1ms per %" PRIu64
-                           "us period", l->user_esc, k.period_usec);
+                pam_syslog(l->h, LOG_WARNING,
+                           "%s: CPUQuota= raised to the kernel's minimum of 1ms per %" PRIu64 "us period",
+                           l->user_esc, k.period_usec);
         r = slice_target_open_cgfs(&l->args.target, NULL, &c, &e);
         c.max_scopes = l->args.max_scopes;
         if (r >= 0)
@@ -367,7 +374,8 @@ static bool placed_already(Login *l) {
         if (pam_get_data(l->h, PLACED_DATA, &placed) != PAM_SUCCESS || !placed)
                 return false;
         if (l->args.debug)
-                pam_syslog(l->h, LOG_DEBUG, "an earlier pam_cpuslice in this stack placed the session; nothing to do");
+                pam_syslog(l->h, LOG_DEBUG,
+                           "an earlier pam_cpuslice in this stack placed the session; nothing to do");
         return true;
 }
 

@@ -201,7 +201,7 @@ unsigned backend_sent_settings(const SliceBackend *b) {
 static const char *prop_value_format(BusProp p, uint64_t v, char buf[static CPU_FORMAT_MAX]) {
         if (v == BUS_PROP_UNSET)
                 return "unset";
-        return p == BUS_PROP_WEIGHT ? cpu_weight_format(v, buf)
+        return p == BUS_PROP_WEIGHT  ? cpu_weight_format(v, buf)
                : p == BUS_PROP_QUOTA ? cpu_quota_format(v, buf)
                                      : cpu_period_format(v, buf);
 }

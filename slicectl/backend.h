@@ -28,10 +28,10 @@ typedef struct SliceBackendOps {
 
 struct SliceBackend {
         const SliceBackendOps *ops;
-        bool systemd;           /* systemd writes the slices; cgroupfs is only read */
-        bool v2;                /* the cpu controller speaks cgroup2 (cpu.weight) rather than v1 (cpu.shares) */
+        bool systemd; /* systemd writes the slices; cgroupfs is only read */
+        bool v2;      /* the cpu controller speaks cgroup2 (cpu.weight) rather than v1 (cpu.shares) */
         Cgfs cgfs;
-        BusPaths bus;           /* systemd: where to reach it (tests: a fake) */
+        BusPaths bus;              /* systemd: where to reach it (tests: a fake) */
         BusApplyResult last_apply; /* systemd: what the last update did */
 };
 
@@ -60,7 +60,7 @@ void backend_report_apply(const SliceBackend *b, const char *user, uid_t uid, co
 typedef enum AdminValue {
         ADMIN_VALUE_NONE,
         ADMIN_VALUE_PERSISTENT, /* `systemctl set-property`: holds against the config (the module keeps off) */
-        ADMIN_VALUE_RUNTIME,    /* `set-property --runtime`, not the module's: until the next login sends the config's */
+        ADMIN_VALUE_RUNTIME, /* `set-property --runtime`, not the module's: until the next login sends the config's */
 } AdminValue;
 
 /* systemd: whether an admin's `systemctl set-property` gives setting s of uid a value of their

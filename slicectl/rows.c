@@ -199,7 +199,8 @@ unsigned slice_drift(bool v2, const SliceInfo *info, const CpuKernelValues *k) {
         return m;
 }
 
-const char *live_value(bool v2, const SliceInfo *info, const Resolved *res, Setting s, char buf[static CPU_FORMAT_MAX]) {
+const char *live_value(bool v2, const SliceInfo *info, const Resolved *res, Setting s,
+                       char buf[static CPU_FORMAT_MAX]) {
         uint64_t w;
 
         switch (s) {

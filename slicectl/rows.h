@@ -13,18 +13,18 @@
 
 typedef struct SliceRow {
         SliceInfo info;
-        char *user;             /* NSS name, or the uid as text (raw: escaped when printed) */
-        bool have_config;       /* res is meaningful */
-        Resolved res;           /* points into Rows.rules */
-        uint64_t weight;        /* the CPUWeight= the kernel value stands for; CGSTAT_NONE: unknown */
-        double quota_percent;   /* < 0: no quota (or unknown: see info.quota_usec) */
-        double cpu_percent;     /* < 0: not sampled */
+        char *user;           /* NSS name, or the uid as text (raw: escaped when printed) */
+        bool have_config;     /* res is meaningful */
+        Resolved res;         /* points into Rows.rules */
+        uint64_t weight;      /* the CPUWeight= the kernel value stands for; CGSTAT_NONE: unknown */
+        double quota_percent; /* < 0: no quota (or unknown: see info.quota_usec) */
+        double cpu_percent;   /* < 0: not sampled */
 } SliceRow;
 
 typedef struct Rows {
         SliceRow *rows;
         size_t n;
-        SkippedSlice *skipped;  /* entries with a slice's name that could not be read */
+        SkippedSlice *skipped; /* entries with a slice's name that could not be read */
         size_t n_skipped;
         RuleSet rules;
 } Rows;
@@ -34,7 +34,7 @@ typedef struct Sampler {
         uint64_t interval_usec; /* --interval */
         UsageSample *prev;
         size_t n_prev;
-        uint64_t t_prev;        /* CLOCK_MONOTONIC, µs */
+        uint64_t t_prev; /* CLOCK_MONOTONIC, µs */
         bool primed;
 } Sampler;
 
@@ -58,4 +58,5 @@ uint64_t row_weight(bool v2, const SliceInfo *info, const Resolved *res);
  * in the kernel's units. */
 unsigned slice_drift(bool v2, const SliceInfo *info, const CpuKernelValues *k);
 /* A live value in config syntax: "400", "idle", "50%", "infinity", "100ms"; "?" if unreadable. */
-const char *live_value(bool v2, const SliceInfo *info, const Resolved *res, Setting s, char buf[static CPU_FORMAT_MAX]);
+const char *live_value(bool v2, const SliceInfo *info, const Resolved *res, Setting s,
+                       char buf[static CPU_FORMAT_MAX]);

@@ -24,12 +24,12 @@ extern const char *arg_output;
 extern const char *arg_sort;
 extern uint64_t arg_interval_usec;
 extern uint64_t arg_delay_usec;
-extern unsigned arg_iterations;        /* 0: until q */
+extern unsigned arg_iterations; /* 0: until q */
 extern bool arg_batch;
 extern bool arg_runtime;
 extern ConfPaths arg_conf;
-extern SliceTarget arg_target;          /* --backend, --cgroup-root, --parent, --slice-root, --cgroup-layout */
-extern const char *arg_textfile;        /* metrics --textfile DIR */
+extern SliceTarget arg_target;   /* --backend, --cgroup-root, --parent, --slice-root, --cgroup-layout */
+extern const char *arg_textfile; /* metrics --textfile DIR */
 
 /* The effective config paths (defaults filled in). */
 ConfPaths conf_paths(void);

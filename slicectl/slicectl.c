@@ -198,7 +198,8 @@ static int parse_argv(int argc, char **argv) {
                 case ARG_BACKEND:
                         r = slice_backend_from_string(optarg);
                         if (r < 0)
-                                return log_error(-EINVAL, "unknown --backend '%s' (auto, cgroupfs or systemd)", optarg);
+                                return log_error(-EINVAL, "unknown --backend '%s' (auto, cgroupfs or systemd)",
+                                                 optarg);
                         arg_target.backend = r;
                         break;
                 case ARG_TEXTFILE:
@@ -232,10 +233,9 @@ static const struct {
         const char *name;
         int (*run)(int argc, char **argv);
 } verbs[] = {
-        { "list", verb_list },   { "status", verb_status }, { "top", verb_top },
-        { "explain", verb_explain }, { "check", verb_check }, { "set", verb_set },
-        { "unset", verb_unset }, { "apply", verb_apply },   { "gc", verb_gc },
-        { "metrics", verb_metrics }, { "reset", verb_reset },
+        { "list", verb_list },   { "status", verb_status },   { "top", verb_top },     { "explain", verb_explain },
+        { "check", verb_check }, { "set", verb_set },         { "unset", verb_unset }, { "apply", verb_apply },
+        { "gc", verb_gc },       { "metrics", verb_metrics }, { "reset", verb_reset },
 };
 
 int main(int argc, char **argv) {

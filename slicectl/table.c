@@ -31,17 +31,18 @@ enum {
 };
 
 struct colinfo {
-        const char *name;       /* table header, --output and --sort */
-        const char *json_name;  /* key in --json (a stable interface: see slicectl(1)) */
+        const char *name;      /* table header, --output and --sort */
+        const char *json_name; /* key in --json (a stable interface: see slicectl(1)) */
         double whint;
         int flags;
         int json_type;
-        bool descending;        /* figures sort biggest first; names and ids ascending */
+        bool descending; /* figures sort biggest first; names and ids ascending */
         const char *help;
 };
 
 static const struct colinfo infos[_COL_MAX] = {
-        [COL_USER] = { "USER", "user", 8, 0, SCOLS_JSON_STRING, false, "user name (the uid if NSS does not know it)" },
+        [COL_USER] = { "USER", "user", 8, 0, SCOLS_JSON_STRING, false,
+                       "user name (the uid if NSS does not know it)" },
         [COL_UID] = { "UID", "uid", 6, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, false, "user id" },
         [COL_SESSIONS] = { "SESSIONS", "sessions", 3, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true,
                            "session scopes in the slice" },
@@ -65,11 +66,11 @@ static const struct colinfo infos[_COL_MAX] = {
                            "% of the last 10 s a task waited for a CPU (cpu.pressure some avg10; - without PSI)" },
 };
 
-static const int default_table[] = { COL_USER, COL_UID,       COL_SESSIONS,       COL_WEIGHT,  COL_QUOTA,
-                                     COL_CPU,  COL_TIME,      COL_THROTTLED,      COL_THROTTLED_TIME, COL_PRESSURE };
-static const int default_json[] = { COL_USER,       COL_UID,          COL_SESSIONS,       COL_WEIGHT,
-                                    COL_QUOTA,      COL_PERIOD,       COL_CPU,            COL_TIME,
-                                    COL_NR_PERIODS, COL_NR_THROTTLED, COL_THROTTLED_TIME, COL_PRESSURE };
+static const int default_table[] = { COL_USER, COL_UID,  COL_SESSIONS,  COL_WEIGHT,         COL_QUOTA,
+                                     COL_CPU,  COL_TIME, COL_THROTTLED, COL_THROTTLED_TIME, COL_PRESSURE };
+static const int default_json[] = { COL_USER,           COL_UID,     COL_SESSIONS, COL_WEIGHT,     COL_QUOTA,
+                                    COL_PERIOD,         COL_CPU,     COL_TIME,     COL_NR_PERIODS, COL_NR_THROTTLED,
+                                    COL_THROTTLED_TIME, COL_PRESSURE };
 
 _Static_assert(TABLE_COLUMNS_MAX == _COL_MAX * 2, "each column twice");
 
@@ -293,8 +294,10 @@ int diags_print_json(const DiagList *d) {
         static const struct {
                 const char *name;
                 int json_type;
-        } cols[] = { { "file", SCOLS_JSON_STRING }, { "line", SCOLS_JSON_NUMBER },
-                     { "severity", SCOLS_JSON_STRING }, { "message", SCOLS_JSON_STRING } };
+        } cols[] = { { "file", SCOLS_JSON_STRING },
+                     { "line", SCOLS_JSON_NUMBER },
+                     { "severity", SCOLS_JSON_STRING },
+                     { "message", SCOLS_JSON_STRING } };
         _cleanup_(unref_table) struct libscols_table *t = scols_new_table();
 
         if (!t)
@@ -314,8 +317,7 @@ int diags_print_json(const DiagList *d) {
                 char line[16];
 
                 snprintf(line, sizeof line, "%u", x->line);
-                if (!ln || (x->file && !file) || !msg ||
-                    (file && scols_line_set_data(ln, 0, file) < 0) ||
+                if (!ln || (x->file && !file) || !msg || (file && scols_line_set_data(ln, 0, file) < 0) ||
                     (x->line > 0 && scols_line_set_data(ln, 1, line) < 0) ||
                     scols_line_set_data(ln, 2, x->level == DIAG_ERROR ? "error" : "warning") < 0 ||
                     scols_line_set_data(ln, 3, msg) < 0)

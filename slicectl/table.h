@@ -17,9 +17,9 @@ typedef struct TableControl {
         bool json;
         bool raw;
         bool noheadings;
-        bool legend;            /* after the table: "N user slices listed." (not for -n, -r, --json) */
-        const char *output;     /* --output LIST, or +LIST to add to the default; NULL: the default */
-        const char *sort;       /* --sort COLUMN; NULL: CPU% */
+        bool legend;        /* after the table: "N user slices listed." (not for -n, -r, --json) */
+        const char *output; /* --output LIST, or +LIST to add to the default; NULL: the default */
+        const char *sort;   /* --sort COLUMN; NULL: CPU% */
 
         int columns[TABLE_COLUMNS_MAX];
         size_t n_columns;

@@ -36,7 +36,8 @@ static const char *spec_name(const Rule *r) {
 static void print_loser(const RuleSet *rs, const Rule *loser, const Rule *winner) {
         print_line(stdout, "  overridden  %s:%u: %s", rule_file(rs, loser), loser->line, loser->text);
         if (domain_specificity(&loser->domain) < domain_specificity(&winner->domain))
-                print_line(stdout, "              (%s is less specific than %s)", spec_name(loser), spec_name(winner));
+                print_line(stdout, "              (%s is less specific than %s)", spec_name(loser),
+                           spec_name(winner));
         else
                 print_line(stdout, "              (as specific (%s), and read before %s:%u: the later line wins)",
                            spec_name(loser), rule_file(rs, winner), winner->line);
@@ -131,10 +132,12 @@ int verb_explain(int argc, char **argv) {
                         continue;
                 }
                 print_line(stdout, "  wins        %s:%u: %s", rule_file(&rs, w), w->line, w->text);
-                if (systemd && backend_admin_value(&arg_target, u.uid, s, held, path, sizeof path) ==
-                                       ADMIN_VALUE_PERSISTENT)
-                        print_line(stdout, "  held        systemctl set-property keeps %s=%s (%s): this line is not "
-                                   "applied while that file exists", setting_to_string(s), held, path);
+                if (systemd &&
+                    backend_admin_value(&arg_target, u.uid, s, held, path, sizeof path) == ADMIN_VALUE_PERSISTENT)
+                        print_line(stdout,
+                                   "  held        systemctl set-property keeps %s=%s (%s): this line is not "
+                                   "applied while that file exists",
+                                   setting_to_string(s), held, path);
                 printf("              (%s: the most specific domain that matches; the last such line read)\n",
                        spec_name(w));
                 for (size_t i = 0; i < rs.n; i++) {
@@ -171,7 +174,8 @@ static void check_names(const RuleSet *rs, DiagList *d) {
                 const char *unknown = domain_unknown_kind(&r->domain);
 
                 if (unknown)
-                        diag_add(d, DIAG_WARNING, rule_file(rs, r), r->line, "unknown %s '%s'", unknown, r->domain.name);
+                        diag_add(d, DIAG_WARNING, rule_file(rs, r), r->line, "unknown %s '%s'", unknown,
+                                 r->domain.name);
         }
 }
 

@@ -63,12 +63,12 @@ static void describe_change(bool v2, const SliceInfo *info, const Resolved *res,
 }
 
 typedef struct ApplyFilter {
-        const Domain *domain;   /* only users this domain matches */
-        const uid_t *uids;      /* only these (apply USER...) */
+        const Domain *domain; /* only users this domain matches */
+        const uid_t *uids;    /* only these (apply USER...) */
         size_t n_uids;
-        bool verbose;           /* print what changed */
-        bool warn_left_alone;   /* say which running slices a login would not get (apply) */
-        bool *seen;             /* per uid in uids: it had a slice */
+        bool verbose;         /* print what changed */
+        bool warn_left_alone; /* say which running slices a login would not get (apply) */
+        bool *seen;           /* per uid in uids: it had a slice */
 } ApplyFilter;
 
 static int filter_match(const ApplyFilter *f, UserIdent *u) {
@@ -100,7 +100,8 @@ static void warn_not_root(const SliceInfo *info, const char *verb) {
 
         slice_name(info->uid, slice);
         log_warning("skipped %s: owned by uid %u, not root (delegated, or a container runtime's); %s leaves it "
-                    "alone", slice, (unsigned) info->owner, verb);
+                    "alone",
+                    slice, (unsigned) info->owner, verb);
 }
 
 /* Writes the config's resolution to each running slice that differs; returns how many failed. */
@@ -148,7 +149,8 @@ static int apply_running(SliceBackend *b, const RuleSet *rs, const ApplyFilter *
                         /* a login of this user gets no slice from us: the running one is someone else's */
                         if (f->warn_left_alone)
                                 log_warning("%s: %s, so pam_cpuslice gives logins no slice; the running slice is "
-                                            "left as it is", u.name, login_skip_reason(&res));
+                                            "left as it is",
+                                            u.name, login_skip_reason(&res));
                         continue;
                 }
                 cpu_limits_to_kernel(&res.limits, &k);
@@ -212,8 +214,7 @@ static int apply_live(const Domain *domain, unsigned mask, const char *path) {
 
         r = load_config_and_slices(&rs, &b, &slices, &backend, &e);
         if (r < 0 && backend)
-                return log_error(r, "saved to %s, but not applied to running slices: %s", path,
-                                 cs_error_text(&e, r));
+                return log_error(r, "saved to %s, but not applied to running slices: %s", path, cs_error_text(&e, r));
         if (r < 0)
                 return r;
         if (apply_running(&b, &rs, &f, &slices) > 0)
@@ -310,8 +311,7 @@ static int open_drop_in(const char *verb, const char *dir, bool must_exist, Conf
 
 /* set and unset after the edit: written, the lock let go (not needed for the live part), one
  * line each on stdout and in syslog, then the running slices */
-static int commit_and_apply(ConfEdit *ed, const char *verb, int argc, char **argv, const Domain *d,
-                            unsigned mask) {
+static int commit_and_apply(ConfEdit *ed, const char *verb, int argc, char **argv, const Domain *d, unsigned mask) {
         _cleanup_free_ char *path = NULL;
         CsError e = {};
         int r;

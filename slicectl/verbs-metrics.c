@@ -50,9 +50,9 @@ static bool m_sessions(const SliceRow *r, PromValue *ret) {
 static const struct {
         const char *name;
         PromType type;
-        PromValueKind kind;     /* of the uint64_t field at offset */
+        PromValueKind kind; /* of the uint64_t field at offset */
         size_t offset;
-        SliceMetric value;      /* or this */
+        SliceMetric value; /* or this */
         const char *help;
 } slice_families[] = {
         { "cpuslice_cpu_usage_seconds_total", PROM_COUNTER, FIELD(PROM_VALUE_USEC, info.stat.usage_usec),
@@ -67,8 +67,7 @@ static const struct {
           "Quota enforcement periods in which the user's slice ran (cpu.stat nr_periods)." },
         { "cpuslice_cpu_throttled_periods_total", PROM_COUNTER, FIELD(PROM_VALUE_U64, info.stat.nr_throttled),
           "Periods in which the user's slice used up its quota (cpu.stat nr_throttled)." },
-        { "cpuslice_cpu_pressure_some_seconds_total", PROM_COUNTER,
-          FIELD(PROM_VALUE_USEC, info.pressure_total_usec),
+        { "cpuslice_cpu_pressure_some_seconds_total", PROM_COUNTER, FIELD(PROM_VALUE_USEC, info.pressure_total_usec),
           "Time at least one task of the user's slice waited for a CPU (cpu.pressure some total; "
           "only where PSI exists)." },
         { "cpuslice_cpu_weight", PROM_GAUGE, FIELD(PROM_VALUE_U64, weight), /* CPU_WEIGHT_IDLE is 0 */
@@ -91,9 +90,9 @@ static bool slice_value(size_t family, const SliceRow *r, PromValue *ret) {
 
 typedef struct Metrics {
         Rows rows;
-        char **labels;          /* per row: user="…",uid="…" */
+        char **labels; /* per row: user="…",uid="…" */
         size_t config_errors;
-        uint64_t now_usec;      /* CLOCK_REALTIME */
+        uint64_t now_usec; /* CLOCK_REALTIME */
 } Metrics;
 
 static void metrics_done(Metrics *m) {
@@ -134,8 +133,8 @@ static int metrics_write(FILE *f, void *userdata) {
                                "cgroupfs, no permission); slicectl names each on stderr.",
                                PROM_U64(m->rows.n_skipped));
         if (r >= 0)
-                r = write_host(f, "cpuslice_metrics_timestamp_seconds", "When slicectl read these values (Unix time).",
-                               PROM_USEC(m->now_usec));
+                r = write_host(f, "cpuslice_metrics_timestamp_seconds",
+                               "When slicectl read these values (Unix time).", PROM_USEC(m->now_usec));
         return r;
 }
 

@@ -154,7 +154,8 @@ int verb_top(int argc, char **argv) {
 
                         /* stderr lines would scroll the screen away: the count only */
                         if (rows.n_skipped)
-                                snprintf(skipped, sizeof skipped, " (%zu skipped: see slicectl list)", rows.n_skipped);
+                                snprintf(skipped, sizeof skipped, " (%zu skipped: see slicectl list)",
+                                         rows.n_skipped);
                         printf("\033[H\033[2J%zu user slice%s%s, refresh every %.1f s; q quits\n\n", rows.n,
                                rows.n == 1 ? "" : "s", skipped, (double) arg_delay_usec / 1e6);
                 } else {
@@ -177,10 +178,10 @@ int verb_top(int argc, char **argv) {
 /* status */
 
 typedef struct StatusLine {
-        char config[CPU_FORMAT_MAX];    /* what the config says ("-": a login does not apply it) */
+        char config[CPU_FORMAT_MAX]; /* what the config says ("-": a login does not apply it) */
         char live[CPU_FORMAT_MAX];
-        const Rule *source;             /* NULL: default */
-        const char *note;               /* NULL, or why the kernel gets another value */
+        const Rule *source; /* NULL: default */
+        const char *note;   /* NULL, or why the kernel gets another value */
         char note_buf[PATH_MAX + 128];
         bool drift;
 } StatusLine;
@@ -203,8 +204,8 @@ static void status_systemd_notes(const SliceBackend *b, uid_t uid, const Resolve
                         l->drift = false;
                 } else if ((r = backend_admin_value(&arg_target, uid, s, value, path, sizeof path)) ==
                            ADMIN_VALUE_PERSISTENT) {
-                        snprintf(l->note_buf, sizeof l->note_buf, "held at %s by systemctl set-property in %s",
-                                 value, path);
+                        snprintf(l->note_buf, sizeof l->note_buf, "held at %s by systemctl set-property in %s", value,
+                                 path);
                         l->note = l->note_buf;
                         l->drift = false;
                 } else if (r == ADMIN_VALUE_RUNTIME && l->drift) {
@@ -283,7 +284,8 @@ static void print_cpu_stat(const SliceInfo *info) {
         if (st->usage_usec != CGSTAT_NONE) {
                 printf("CPU time:   %s", format_usec(st->usage_usec, a));
                 if (st->user_usec != CGSTAT_NONE && st->system_usec != CGSTAT_NONE)
-                        printf(" (user %s, system %s)", format_usec(st->user_usec, b), format_usec(st->system_usec, c));
+                        printf(" (user %s, system %s)", format_usec(st->user_usec, b),
+                               format_usec(st->system_usec, c));
                 printf("\n");
         } else
                 printf("CPU time:   not available\n");
@@ -325,8 +327,10 @@ static void print_host_notes(const SliceBackend *b) {
         if (r < 0)
                 return;
         printf("\n");
-        print_line(stdout, "Host: cgroup favordynmods %s", r ? "on" : "off (moving a process into a cgroup may wait "
-                   "for an RCU grace period, several ms per login; see pam_cpuslice(8))");
+        print_line(stdout, "Host: cgroup favordynmods %s",
+                   r ? "on"
+                     : "off (moving a process into a cgroup may wait "
+                       "for an RCU grace period, several ms per login; see pam_cpuslice(8))");
 }
 
 static void json_stat(JsonOut *j, const char *key, uint64_t v) {
@@ -447,7 +451,9 @@ int verb_status(int argc, char **argv) {
                 return have_slice ? 0 : 3;
         }
         print_line(stdout, "%s (uid %u): %s%s", u.name, (unsigned) u.uid, slice,
-                   have_slice ? "" : skipped ? " (skipped: not readable)" : " (no running slice)");
+                   have_slice ? ""
+                   : skipped  ? " (skipped: not readable)"
+                              : " (no running slice)");
         putchar('\n');
         printf("%-20s %-10s %-10s %s\n", "SETTING", "CONFIG", "LIVE", "SOURCE");
         for (Setting s = 0; s < _SETTING_MAX; s++) {

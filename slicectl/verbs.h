@@ -7,9 +7,9 @@
 /* The exit statuses verbs give besides 0 and 1 (failure), all in one place so that none is used
  * twice; slicectl(1), EXIT STATUS. */
 enum {
-        CHECK_ERRORS = 1,       /* check: the config has errors */
-        CHECK_WARNINGS = 2,     /* check: warnings only (an unknown user or group, say) */
-        STATUS_NO_SLICE = 3,    /* status: no running slice, as systemctl status of an inactive unit */
+        CHECK_ERRORS = 1,    /* check: the config has errors */
+        CHECK_WARNINGS = 2,  /* check: warnings only (an unknown user or group, say) */
+        STATUS_NO_SLICE = 3, /* status: no running slice, as systemctl status of an inactive unit */
 };
 
 int verb_list(int argc, char **argv);

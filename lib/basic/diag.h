@@ -14,8 +14,8 @@ typedef enum DiagLevel {
 
 typedef struct Diag {
         DiagLevel level;
-        char *file;     /* NULL when not about a file */
-        unsigned line;  /* 0: about the whole file */
+        char *file;    /* NULL when not about a file */
+        unsigned line; /* 0: about the whole file */
         char *msg;
 } Diag;
 

@@ -7,7 +7,7 @@
 #include "macro.h"
 
 typedef struct CsError {
-        int code;       /* negative errno, 0 if unset */
+        int code; /* negative errno, 0 if unset */
         char msg[512];
 } CsError;
 

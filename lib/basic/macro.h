@@ -67,18 +67,18 @@ static inline void closedirp(DIR **d) {
 }
 #define _cleanup_closedir_ _cleanup_(closedirp)
 
-#define TAKE_PTR(p)                              \
-        ({                                       \
-                __typeof__(p) _tp = (p);         \
-                (p) = NULL;                      \
-                _tp;                             \
+#define TAKE_PTR(p)                                                                                                  \
+        ({                                                                                                           \
+                __typeof__(p) _tp = (p);                                                                             \
+                (p) = NULL;                                                                                          \
+                _tp;                                                                                                 \
         })
 
-#define TAKE_FD(fd)                              \
-        ({                                       \
-                int _tf = (fd);                  \
-                (fd) = -EBADF;                   \
-                _tf;                             \
+#define TAKE_FD(fd)                                                                                                  \
+        ({                                                                                                           \
+                int _tf = (fd);                                                                                      \
+                (fd) = -EBADF;                                                                                       \
+                _tf;                                                                                                 \
         })
 
 /* errno as a negative return value, never 0 even if a libc call forgot to set it */

@@ -121,8 +121,8 @@ bool name_is_safe(const char *s, size_t max) {
         for (; *s; s++, n++) {
                 if (n >= max)
                         return false;
-                if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-                      *s == '_' || *s == '-'))
+                if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' ||
+                      *s == '-'))
                         return false;
         }
         return true;

@@ -14,9 +14,9 @@ typedef enum PromType {
 } PromType;
 
 typedef enum PromValueKind {
-        PROM_VALUE_U64,         /* an integer, printed exactly */
-        PROM_VALUE_USEC,        /* microseconds, printed as seconds with six exact decimals */
-        PROM_VALUE_DOUBLE,      /* printed with %.15g: every digit meaningful, no 0.1000…01 */
+        PROM_VALUE_U64,    /* an integer, printed exactly */
+        PROM_VALUE_USEC,   /* microseconds, printed as seconds with six exact decimals */
+        PROM_VALUE_DOUBLE, /* printed with %.15g: every digit meaningful, no 0.1000…01 */
 } PromValueKind;
 
 typedef struct PromValue {

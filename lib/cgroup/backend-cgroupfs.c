@@ -147,7 +147,8 @@ static int take_orig_path(const char *id, const char *controllers, const char *p
         const CgroupHierarchy *acct = o->c->layout.acct.path ? &o->c->layout.acct : NULL;
         char **target = NULL;
 
-        if (!o->cpu && cgroup_line_is(&o->c->layout.cpu, id, controllers, hierarchy_controller(o->c, &o->c->layout.cpu)))
+        if (!o->cpu &&
+            cgroup_line_is(&o->c->layout.cpu, id, controllers, hierarchy_controller(o->c, &o->c->layout.cpu)))
                 target = &o->cpu;
         else if (acct && !o->acct && cgroup_line_is(acct, id, controllers, hierarchy_controller(o->c, acct)))
                 target = &o->acct;
@@ -279,10 +280,10 @@ static int for_each_subdir(Cgfs *c, int dirfd, bool (*filter)(const char *), Sub
 }
 
 typedef struct Reap {
-        const char *keep;       /* the scope of the session being opened or closed: not ours to reap */
+        const char *keep; /* the scope of the session being opened or closed: not ours to reap */
         unsigned removed;
-        unsigned left;          /* scopes still there, keep not counted */
-        int error;              /* the first removal refused for another reason than "populated" */
+        unsigned left; /* scopes still there, keep not counted */
+        int error;     /* the first removal refused for another reason than "populated" */
 } Reap;
 
 static int reap_one(Cgfs *c, int slice_fd, const char *name, void *userdata, CsError *e) {
@@ -405,8 +406,10 @@ static int reap_for_open(Cgfs *c, uid_t uid, int slice_fd, const char *keep, CsE
                 return r;
         if (c->max_scopes > 0 && p.left >= c->max_scopes) {
                 slice_name(uid, slice);
-                return cs_error(e, -EUSERS, "%s has %u other session scopes still in use, the most that "
-                                "max_scopes=%u allows; no scope made for this login", slice, p.left, c->max_scopes);
+                return cs_error(e, -EUSERS,
+                                "%s has %u other session scopes still in use, the most that "
+                                "max_scopes=%u allows; no scope made for this login",
+                                slice, p.left, c->max_scopes);
         }
         return 0;
 }
@@ -501,7 +504,6 @@ static bool is_user_slice_name(const char *n) {
         uid_t uid;
         return slice_name_to_uid(n, &uid) >= 0;
 }
-
 
 static int gc_slice(Cgfs *c, int root, const char *slice, void *userdata, CsError *e) {
         CsError open_error = {};

@@ -22,8 +22,8 @@
 /* What open_session remembers for close_session (the PAM layer keeps it with pam_set_data). */
 typedef struct CgfsSession {
         uid_t uid;
-        char scope[SLICE_NAME_MAX];     /* "session-3.scope" */
-        char *orig_cpu;                 /* the cgroup the process came from, per hierarchy */
+        char scope[SLICE_NAME_MAX]; /* "session-3.scope" */
+        char *orig_cpu;             /* the cgroup the process came from, per hierarchy */
         char *orig_acct;
 } CgfsSession;
 

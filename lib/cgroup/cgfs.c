@@ -57,8 +57,8 @@ int cgfs_open_slices(const char *root, const char *slices, const CgroupLayout *l
         int r;
 
         if (parent_valid(slices) < 0)
-                return cs_error(e, -EINVAL, "bad cgroup path '%s' for the user slices (a relative path without . or ..)",
-                                slices);
+                return cs_error(e, -EINVAL,
+                                "bad cgroup path '%s' for the user slices (a relative path without . or ..)", slices);
         fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return cs_error(e, -errno, "cannot open cgroup root %s: %m", root);
@@ -152,8 +152,8 @@ static int open_dir(Cgfs *c, int dirfd, const char *name, bool any_owner, CsErro
         if (fd < 0) {
                 int r = negative_errno();
                 if (r == -ELOOP || r == -ENOTDIR)
-                        return cs_error(e, -ENOTDIR, "%s is not a directory (a symlink or file planted there?); refused",
-                                        name);
+                        return cs_error(e, -ENOTDIR,
+                                        "%s is not a directory (a symlink or file planted there?); refused", name);
                 return cs_error(e, r, "cannot open %s: %m", name);
         }
         return check_cgroupfs(c, fd, name, any_owner, e);

@@ -25,7 +25,7 @@ typedef struct CgfsOps {
         ssize_t (*read)(int fd, void *buf, size_t n);
         int (*fstatfs)(int fd, struct statfs *buf);
         int (*fchmod)(int fd, mode_t mode);
-        void *userdata;         /* for test doubles */
+        void *userdata; /* for test doubles */
 } CgfsOps;
 
 extern const CgfsOps cgfs_default_ops;
@@ -33,7 +33,7 @@ extern const CgfsOps cgfs_default_ops;
 typedef struct Cgfs {
         int root_fd;
         CgroupLayout layout;
-        char *slices;           /* the cgroup holding the user slices, below each hierarchy's root:
+        char *slices; /* the cgroup holding the user slices, below each hierarchy's root:
                                  * "user.slice" by default, "" for the root itself */
         const CgfsOps *ops;
         /* an empty scope younger than this is left alone when reaping: a concurrent login of the
@@ -70,9 +70,9 @@ int cgfs_write_file(Cgfs *c, int dirfd, const char *name, const char *value, CsE
 int cgfs_make_dir(Cgfs *c, int dirfd, const char *name, CsError *e);
 
 typedef enum CgfsWalkFlags {
-        CGFS_WALK_CREATE = 1 << 0,      /* mkdir what is missing */
-        CGFS_WALK_ENABLE_CPU = 1 << 1,  /* v2: +cpu in each directory's subtree_control on the way */
-        CGFS_WALK_NEAREST = 1 << 2,     /* stop at the deepest directory that exists */
+        CGFS_WALK_CREATE = 1 << 0,     /* mkdir what is missing */
+        CGFS_WALK_ENABLE_CPU = 1 << 1, /* v2: +cpu in each directory's subtree_control on the way */
+        CGFS_WALK_NEAREST = 1 << 2,    /* stop at the deepest directory that exists */
 } CgfsWalkFlags;
 
 /* Walks a '/'-separated relative path below dirfd (which it takes over); returns the fd of the last

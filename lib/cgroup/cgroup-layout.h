@@ -16,29 +16,29 @@ typedef enum CgroupLayoutKind {
 } CgroupLayoutKind;
 
 typedef struct CgroupHierarchy {
-        char *path;     /* relative to the cgroup root: "" (the root itself), "cpu", "unified", ...; NULL: none */
+        char *path; /* relative to the cgroup root: "" (the root itself), "cpu", "unified", ...; NULL: none */
         bool v2;
 } CgroupHierarchy;
 
 typedef struct CgroupLayout {
         CgroupLayoutKind kind;
-        CgroupHierarchy cpu;    /* holds cpu.weight/cpu.max or cpu.shares/cpu.cfs_* */
-        CgroupHierarchy acct;   /* a second tree mirrored for usage accounting; path NULL: cpu has it */
-        bool check_fs;          /* every directory opened must be cgroupfs (off only for a plain
+        CgroupHierarchy cpu;  /* holds cpu.weight/cpu.max or cpu.shares/cpu.cfs_* */
+        CgroupHierarchy acct; /* a second tree mirrored for usage accounting; path NULL: cpu has it */
+        bool check_fs;        /* every directory opened must be cgroupfs (off only for a plain
                                  * directory tree: allow_plain_tree) */
 } CgroupLayout;
 
 const char *cgroup_layout_kind_to_string(CgroupLayoutKind k); /* NULL if out of range */
 const char *cgroup_layout_to_string(CgroupLayoutKind k);      /* "?" if out of range, for messages */
-int cgroup_layout_kind_from_string(const char *s); /* "unified", "legacy", "hybrid"; -EINVAL */
+int cgroup_layout_kind_from_string(const char *s);            /* "unified", "legacy", "hybrid"; -EINVAL */
 
 /* What one pass over mountinfo found (exposed for the mountinfo fuzzer and tests). */
 typedef struct CgroupMountScan {
         bool root_v2;
-        char *cpu_v1;           /* relative path of the v1 hierarchy holding cpu */
-        bool cpu_has_acct;      /* co-mounted cpu,cpuacct */
+        char *cpu_v1;      /* relative path of the v1 hierarchy holding cpu */
+        bool cpu_has_acct; /* co-mounted cpu,cpuacct */
         char *acct_v1;
-        bool unified_v2;        /* cgroup2 at <root>/unified */
+        bool unified_v2; /* cgroup2 at <root>/unified */
 } CgroupMountScan;
 
 /* Parses one mountinfo line (modified in place); records cgroup mounts at root or directly below. */

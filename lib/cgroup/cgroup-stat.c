@@ -25,7 +25,7 @@ static const char *next_token(const char *p, char *buf, size_t n) {
 static const struct {
         const char *key;
         size_t offset;
-        uint64_t divisor;       /* v1 throttled_time is in ns */
+        uint64_t divisor; /* v1 throttled_time is in ns */
 } cpu_stat_keys[] = {
         { "usage_usec", offsetof(CpuStat, usage_usec), 1 },
         { "user_usec", offsetof(CpuStat, user_usec), 1 },

@@ -13,7 +13,7 @@
 #define CGSTAT_NONE UINT64_MAX /* a figure the kernel did not give */
 
 typedef struct CpuStat {
-        uint64_t usage_usec;     /* v2 only (v1: cpuacct.usage) */
+        uint64_t usage_usec; /* v2 only (v1: cpuacct.usage) */
         uint64_t user_usec;
         uint64_t system_usec;
         uint64_t nr_periods;
@@ -21,8 +21,7 @@ typedef struct CpuStat {
         uint64_t throttled_usec; /* v2 throttled_usec, or v1 throttled_time (ns) / 1000 */
 } CpuStat;
 
-#define CPU_STAT_NONE                                                                            \
-        ((CpuStat) { CGSTAT_NONE, CGSTAT_NONE, CGSTAT_NONE, CGSTAT_NONE, CGSTAT_NONE, CGSTAT_NONE })
+#define CPU_STAT_NONE ((CpuStat) { CGSTAT_NONE, CGSTAT_NONE, CGSTAT_NONE, CGSTAT_NONE, CGSTAT_NONE, CGSTAT_NONE })
 
 /* "key value" lines of either version; unknown keys are skipped, keys not present stay CGSTAT_NONE.
  * -EINVAL on a malformed value of a known key. */

@@ -84,14 +84,15 @@ static void read_stats(Cgfs *c, int cpu_fd, int acct_fd, SliceInfo *s) {
                 _cleanup_free_ char *at = NULL;
 
                 s->stat.usage_usec = s->stat.user_usec = s->stat.system_usec = CGSTAT_NONE;
-                if (l->acct.v2 && (at = read_optional(c, acct_fd, "cpu.stat")) && cgstat_parse_cpu_stat(at, &acct) >= 0) {
+                if (l->acct.v2 && (at = read_optional(c, acct_fd, "cpu.stat")) &&
+                    cgstat_parse_cpu_stat(at, &acct) >= 0) {
                         s->stat.usage_usec = acct.usage_usec;
                         s->stat.user_usec = acct.user_usec;
                         s->stat.system_usec = acct.system_usec;
                 } else if (!l->acct.v2)
                         s->stat.usage_usec = read_usage(c, acct_fd, false);
         } else if (!l->cpu.v2)
-                s->stat.usage_usec = read_usage(c, cpu_fd, false);  /* co-mounted cpu,cpuacct */
+                s->stat.usage_usec = read_usage(c, cpu_fd, false); /* co-mounted cpu,cpuacct */
 
         if (l->cpu.v2)
                 read_pressure(c, cpu_fd, s);
@@ -145,7 +146,6 @@ static int read_scope(Cgfs *c, int slice_fd, const char *name, SliceReadFlags fl
         *ret = sc;
         return 0;
 }
-
 
 static int cmp_scope(const void *a, const void *b) {
         return strverscmp(((const ScopeInfo *) a)->name, ((const ScopeInfo *) b)->name);

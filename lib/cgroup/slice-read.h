@@ -31,49 +31,49 @@
 #include "error.h"
 
 typedef struct ScopeInfo {
-        char *name;             /* "session-3.scope" */
-        pid_t *pids;            /* with SLICE_READ_PROCS */
-        char **comms;           /* NULL entries where /proc/PID/comm was gone */
+        char *name;   /* "session-3.scope" */
+        pid_t *pids;  /* with SLICE_READ_PROCS */
+        char **comms; /* NULL entries where /proc/PID/comm was gone */
         size_t n_pids;
 } ScopeInfo;
 
 typedef struct SliceInfo {
         uid_t uid;
-        uid_t owner;            /* of its directory in the cpu hierarchy: not 0 when delegated */
-        bool idle;              /* cpu.idle is 1 (v2, and v1 since 5.15) */
-        uint64_t weight;        /* v2 cpu.weight; CGSTAT_NONE on v1 or absent */
-        uint64_t shares;        /* v1 cpu.shares; CGSTAT_NONE on v2 or absent */
-        bool have_quota;        /* cpu.max / cpu.cfs_quota_us was readable */
-        uint64_t quota_usec;    /* per period; CPU_QUOTA_INFINITY: no limit */
-        uint64_t period_usec;   /* CGSTAT_NONE: absent */
-        CpuStat stat;           /* throttling from the cpu hierarchy, usage from the accounting one */
-        double pressure;        /* cpu.pressure some avg10; < 0: no PSI */
+        uid_t owner;                  /* of its directory in the cpu hierarchy: not 0 when delegated */
+        bool idle;                    /* cpu.idle is 1 (v2, and v1 since 5.15) */
+        uint64_t weight;              /* v2 cpu.weight; CGSTAT_NONE on v1 or absent */
+        uint64_t shares;              /* v1 cpu.shares; CGSTAT_NONE on v2 or absent */
+        bool have_quota;              /* cpu.max / cpu.cfs_quota_us was readable */
+        uint64_t quota_usec;          /* per period; CPU_QUOTA_INFINITY: no limit */
+        uint64_t period_usec;         /* CGSTAT_NONE: absent */
+        CpuStat stat;                 /* throttling from the cpu hierarchy, usage from the accounting one */
+        double pressure;              /* cpu.pressure some avg10; < 0: no PSI */
         uint64_t pressure_total_usec; /* cpu.pressure some total; CGSTAT_NONE: no PSI */
         size_t n_scopes;
-        ScopeInfo *scopes;      /* with SLICE_READ_SCOPES */
+        ScopeInfo *scopes; /* with SLICE_READ_SCOPES */
 } SliceInfo;
 
 typedef struct SkippedSlice {
-        char *name;             /* the directory entry as found (bytes from outside: escape to print) */
-        int error;              /* negative errno */
-        const char *reason;     /* static text: why it was not read */
+        char *name;         /* the directory entry as found (bytes from outside: escape to print) */
+        int error;          /* negative errno */
+        const char *reason; /* static text: why it was not read */
 } SkippedSlice;
 
 typedef struct SliceList {
-        SliceInfo *slices;      /* sorted by uid */
+        SliceInfo *slices; /* sorted by uid */
         size_t n;
-        SkippedSlice *skipped;  /* in directory order */
+        SkippedSlice *skipped; /* in directory order */
         size_t n_skipped;
 } SliceList;
 
 typedef enum SliceReadFlags {
-        SLICE_READ_SCOPES = 1 << 0,     /* scope names (the count is always there) */
-        SLICE_READ_PROCS = 1 << 1,      /* and their processes; implies SLICE_READ_SCOPES */
+        SLICE_READ_SCOPES = 1 << 0, /* scope names (the count is always there) */
+        SLICE_READ_PROCS = 1 << 1,  /* and their processes; implies SLICE_READ_SCOPES */
 } SliceReadFlags;
 
 typedef struct UsageSample {
         uid_t uid;
-        uint64_t usage_usec;    /* CGSTAT_NONE: not readable */
+        uint64_t usage_usec; /* CGSTAT_NONE: not readable */
 } UsageSample;
 
 /* Every user-UID.slice in the cgroup that holds them (c->slices: user.slice by default, or the

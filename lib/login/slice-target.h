@@ -14,20 +14,20 @@
 #include "rules.h"
 
 typedef enum SliceBackendKind {
-        SLICE_BACKEND_AUTO,     /* systemd on a host booted with it, else cgroupfs */
+        SLICE_BACKEND_AUTO, /* systemd on a host booted with it, else cgroupfs */
         SLICE_BACKEND_CGROUPFS,
         SLICE_BACKEND_SYSTEMD,
 } SliceBackendKind;
 
 typedef struct SliceTarget {
         SliceBackendKind backend;
-        const char *cgroup_root;        /* NULL: /sys/fs/cgroup */
-        const char *parent;             /* NULL or "": user.slice at each hierarchy's root */
-        const char *slice_root;         /* NULL: PARENT/user.slice; else the cgroup that holds the
+        const char *cgroup_root; /* NULL: /sys/fs/cgroup */
+        const char *parent;      /* NULL or "": user.slice at each hierarchy's root */
+        const char *slice_root;  /* NULL: PARENT/user.slice; else the cgroup that holds the
                                          * user-UID.slice groups ("/": each hierarchy's root) */
-        int layout;                     /* CgroupLayoutKind, or -1: detect from mountinfo */
-        BusPaths bus;                   /* systemd backend: NULL, NULL on a real host (tests: a fake) */
-        bool allow_plain_tree;          /* a named layout over a plain directory tree (not cgroupfs) uses
+        int layout;              /* CgroupLayoutKind, or -1: detect from mountinfo */
+        BusPaths bus;            /* systemd backend: NULL, NULL on a real host (tests: a fake) */
+        bool allow_plain_tree;   /* a named layout over a plain directory tree (not cgroupfs) uses
                                          * it unchecked (the module's allow_plain_tree; slicectl always); a
                                          * real hierarchy is always checked */
 } SliceTarget;

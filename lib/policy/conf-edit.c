@@ -231,7 +231,7 @@ int conf_edit_set(ConfEdit *ed, const char *domain, char *const *assignments, si
         *ret_reason = NULL;
         if (n == 0)
                 return asprintf(ret_reason, "no settings given (allowed: %s)", settings_allowed()) < 0 ? -ENOMEM
-                                                                                                      : -EINVAL;
+                                                                                                       : -EINVAL;
         /* the line as the module would read it: exactly its validation, its messages */
         len = strlen(domain) + 1;
         for (size_t i = 0; i < n; i++) {

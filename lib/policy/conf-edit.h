@@ -23,22 +23,22 @@
 typedef AtomicFileOps ConfEditOps;
 
 typedef struct ConfEditLine {
-        char *verbatim;                 /* comments, blank and unusable lines: kept as they are */
-        char *domain;                   /* the domain as written; NULL for verbatim lines */
+        char *verbatim; /* comments, blank and unusable lines: kept as they are */
+        char *domain;   /* the domain as written; NULL for verbatim lines */
         Domain parsed;
-        char *values[_SETTING_MAX];     /* NULL: the line does not set it */
-        ConfSkips skipped;              /* settings the module skips (a hand edit's typo), written back
+        char *values[_SETTING_MAX]; /* NULL: the line does not set it */
+        ConfSkips skipped;          /* settings the module skips (a hand edit's typo), written back
                                          * after the others; a set or unset of their setting drops them */
 } ConfEditLine;
 
 typedef struct ConfEdit {
-        char *path;                     /* <dir>/50-slicectl.conf */
+        char *path; /* <dir>/50-slicectl.conf */
         int dir_fd;
         int lock_fd;
         ConfEditLine *lines;
         size_t n;
-        bool exists;                    /* the file is there: as read, or as written or removed since */
-        const ConfEditOps *ops;         /* NULL: the real system calls */
+        bool exists;            /* the file is there: as read, or as written or removed since */
+        const ConfEditOps *ops; /* NULL: the real system calls */
 } ConfEdit;
 
 /* Creates the directory if missing (0755), takes the lock (blocking) and reads the file. A

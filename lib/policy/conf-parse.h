@@ -9,14 +9,14 @@
 #include "diag.h"
 #include "rules.h"
 
-#define CONF_LINE_MAX   4096
+#define CONF_LINE_MAX 4096
 
 /* What of a line was not used, and why: one entry per bad setting, or one for a line that has no
  * valid domain (token NULL). */
 typedef struct ConfSkip {
-        char *reason;           /* what is wrong and what is allowed; quotes only what is config */
-        char *token;            /* the setting as written, for conf-edit to keep; never for a message */
-        int setting;            /* the Setting it assigns (a bad value, a repeat), or -1 */
+        char *reason; /* what is wrong and what is allowed; quotes only what is config */
+        char *token;  /* the setting as written, for conf-edit to keep; never for a message */
+        int setting;  /* the Setting it assigns (a bad value, a repeat), or -1 */
 } ConfSkip;
 
 typedef struct ConfSkips {

@@ -64,8 +64,7 @@ static int load_fd(RuleSet *rs, int fd, const char *path, ConfPermMode mode, Dia
 /* O_NONBLOCK: a FIFO planted as a config file must not hang a login */
 #define CONF_OPEN_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
 
-static int load_at(RuleSet *rs, int dirfd, const char *name, const char *path, ConfPermMode mode,
-                   DiagList *diags) {
+static int load_at(RuleSet *rs, int dirfd, const char *name, const char *path, ConfPermMode mode, DiagList *diags) {
         _cleanup_close_ int fd = -EBADF;
 
         fd = openat(dirfd, name, CONF_OPEN_FLAGS);

@@ -13,21 +13,21 @@
 #include "rules.h"
 #include "strv.h"
 
-#define CONF_MAIN_FILE   "/etc/security/cpuslice.conf"
+#define CONF_MAIN_FILE "/etc/security/cpuslice.conf"
 #define CONF_DROP_IN_DIR "/etc/security/cpuslice.d"
-#define CONF_RUN_DIR     "/run/cpuslice.d"
+#define CONF_RUN_DIR "/run/cpuslice.d"
 
-#define CONF_FILE_MAX   (16u * 1024 * 1024)
+#define CONF_FILE_MAX (16u * 1024 * 1024)
 
 typedef struct ConfPaths {
-        const char *main_file;          /* NULL: the default; "" : none */
+        const char *main_file; /* NULL: the default; "" : none */
         const char *drop_in_dir;
         const char *run_dir;
 } ConfPaths;
 
 typedef enum ConfPermMode {
-        CONF_PERMS_ENFORCE,     /* what the module does: unsafe files are refused */
-        CONF_PERMS_WARN,        /* slicectl check FILE: files in a git checkout are not root's */
+        CONF_PERMS_ENFORCE, /* what the module does: unsafe files are refused */
+        CONF_PERMS_WARN,    /* slicectl check FILE: files in a git checkout are not root's */
 } ConfPermMode;
 
 /* The ownership and mode rule for a config file or its directory: owned by root, writable by no

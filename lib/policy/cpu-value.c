@@ -101,8 +101,8 @@ void cpu_limits_to_kernel(const CpuLimits *l, CpuKernelValues *ret) {
                 .period_usec = period,
                 .period_adjusted = l->quota_per_sec != CPU_QUOTA_INFINITY && period != l->period_usec,
         };
-        ret->quota_raised = l->quota_per_sec != CPU_QUOTA_INFINITY &&
-                            l->quota_per_sec * period / USEC_PER_SEC < USEC_PER_MSEC;
+        ret->quota_raised =
+                l->quota_per_sec != CPU_QUOTA_INFINITY && l->quota_per_sec * period / USEC_PER_SEC < USEC_PER_MSEC;
 }
 
 int cpu_max_format(const CpuKernelValues *k, char *buf, size_t n) {
@@ -159,8 +159,7 @@ const char *cpu_quota_format(uint64_t quota_per_sec, char buf[static CPU_FORMAT_
         if (permyriad % 100 == 0)
                 snprintf(buf, CPU_FORMAT_MAX, "%" PRIu64 "%%", permyriad / 100);
         else if (permyriad % 10 == 0)
-                snprintf(buf, CPU_FORMAT_MAX, "%" PRIu64 ".%" PRIu64 "%%", permyriad / 100,
-                         permyriad % 100 / 10);
+                snprintf(buf, CPU_FORMAT_MAX, "%" PRIu64 ".%" PRIu64 "%%", permyriad / 100, permyriad % 100 / 10);
         else
                 snprintf(buf, CPU_FORMAT_MAX, "%" PRIu64 ".%02" PRIu64 "%%", permyriad / 100, permyriad % 100);
         return buf;

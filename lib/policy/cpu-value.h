@@ -11,22 +11,22 @@
 
 #include "time-util.h"
 
-#define CPU_WEIGHT_IDLE    UINT64_C(0) /* systemd's CGROUP_WEIGHT_IDLE */
-#define CPU_WEIGHT_MIN     UINT64_C(1)
+#define CPU_WEIGHT_IDLE UINT64_C(0) /* systemd's CGROUP_WEIGHT_IDLE */
+#define CPU_WEIGHT_MIN UINT64_C(1)
 #define CPU_WEIGHT_DEFAULT UINT64_C(100)
-#define CPU_WEIGHT_MAX     UINT64_C(10000)
+#define CPU_WEIGHT_MAX UINT64_C(10000)
 
-#define CPU_SHARES_MIN     UINT64_C(2)
+#define CPU_SHARES_MIN UINT64_C(2)
 #define CPU_SHARES_DEFAULT UINT64_C(1024)
-#define CPU_SHARES_MAX     UINT64_C(262144)
+#define CPU_SHARES_MAX UINT64_C(262144)
 
 #define CPU_QUOTA_INFINITY UINT64_MAX
 /* 10000 CPUs; far above any machine, low enough that quota * period cannot overflow */
 #define CPU_QUOTA_MAX_PER_SEC (UINT64_C(10000) * USEC_PER_SEC)
 
 #define CPU_PERIOD_DEFAULT_USEC (100 * USEC_PER_MSEC)
-#define CPU_PERIOD_MIN_USEC     USEC_PER_MSEC
-#define CPU_PERIOD_MAX_USEC     USEC_PER_SEC
+#define CPU_PERIOD_MIN_USEC USEC_PER_MSEC
+#define CPU_PERIOD_MAX_USEC USEC_PER_SEC
 
 /* What the config resolves to for one user. */
 typedef struct CpuLimits {
@@ -35,18 +35,17 @@ typedef struct CpuLimits {
         uint64_t period_usec;   /* as requested; adjusted when translated */
 } CpuLimits;
 
-#define CPU_LIMITS_DEFAULT \
-        ((CpuLimits) { CPU_WEIGHT_DEFAULT, CPU_QUOTA_INFINITY, CPU_PERIOD_DEFAULT_USEC })
+#define CPU_LIMITS_DEFAULT ((CpuLimits) { CPU_WEIGHT_DEFAULT, CPU_QUOTA_INFINITY, CPU_PERIOD_DEFAULT_USEC })
 
 /* The same limits in the kernel's units, for both hierarchies. */
 typedef struct CpuKernelValues {
-        bool idle;                /* v2 cpu.idle */
-        uint64_t weight;          /* v2 cpu.weight (not written when idle) */
-        uint64_t shares;          /* v1 cpu.shares */
-        uint64_t quota_usec;      /* per period; CPU_QUOTA_INFINITY = "max" / -1 */
-        uint64_t period_usec;     /* after adjustment */
-        bool period_adjusted;     /* the requested period had to change (warn, as systemd does) */
-        bool quota_raised;        /* the per-period quota was raised to the kernel's 1 ms minimum */
+        bool idle;            /* v2 cpu.idle */
+        uint64_t weight;      /* v2 cpu.weight (not written when idle) */
+        uint64_t shares;      /* v1 cpu.shares */
+        uint64_t quota_usec;  /* per period; CPU_QUOTA_INFINITY = "max" / -1 */
+        uint64_t period_usec; /* after adjustment */
+        bool period_adjusted; /* the requested period had to change (warn, as systemd does) */
+        bool quota_raised;    /* the per-period quota was raised to the kernel's 1 ms minimum */
 } CpuKernelValues;
 
 int cpu_weight_parse(const char *s, uint64_t *ret);

@@ -25,7 +25,7 @@ typedef enum Specificity {
 
 typedef struct Domain {
         DomainType type;
-        char *name;             /* user or group name */
+        char *name; /* user or group name */
         uint32_t uid_min, uid_max;
 } Domain;
 

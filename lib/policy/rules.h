@@ -22,14 +22,14 @@ typedef enum Setting {
 
 typedef struct Rule {
         Domain domain;
-        unsigned mask;          /* 1u << Setting for each setting the line gives */
+        unsigned mask; /* 1u << Setting for each setting the line gives */
         bool slice;
         uint64_t weight;
         uint64_t quota_per_sec;
         uint64_t period_usec;
-        size_t file;            /* index into RuleSet.files */
+        size_t file; /* index into RuleSet.files */
         unsigned line;
-        char *text;             /* the line without its comment, for explain */
+        char *text; /* the line without its comment, for explain */
 } Rule;
 
 typedef struct RuleSet {
@@ -37,19 +37,19 @@ typedef struct RuleSet {
         size_t n, cap;
         char **files;
         size_t n_files;
-        bool has_groups;        /* any @group line: only then is NSS asked for memberships */
+        bool has_groups; /* any @group line: only then is NSS asked for memberships */
 } RuleSet;
 
 typedef struct Resolved {
-        bool matched;           /* some line applies to this user */
-        bool slice;             /* CPUSlice=, yes unless a line says no */
+        bool matched; /* some line applies to this user */
+        bool slice;   /* CPUSlice=, yes unless a line says no */
         CpuLimits limits;
         const Rule *source[_SETTING_MAX]; /* the winning line per setting, NULL: default */
 } Resolved;
 
-const char *setting_to_string(Setting s);        /* "CPUWeight" */
-int setting_from_string(const char *s);         /* -EINVAL if unknown */
-const char *settings_allowed(void);             /* "CPUSlice=, CPUWeight=, ..." */
+const char *setting_to_string(Setting s); /* "CPUWeight" */
+int setting_from_string(const char *s);   /* -EINVAL if unknown */
+const char *settings_allowed(void);       /* "CPUSlice=, CPUWeight=, ..." */
 
 /* Adds a file name; returns its index or -ENOMEM. */
 int ruleset_add_file(RuleSet *rs, const char *path);

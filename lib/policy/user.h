@@ -15,7 +15,7 @@ typedef struct UserIdent {
         gid_t gid;
         char *home;
         bool groups_loaded;
-        gid_t *gids;            /* primary and supplementary, from getgrouplist() */
+        gid_t *gids; /* primary and supplementary, from getgrouplist() */
         size_t n_groups;
         char **test_group_names; /* user_set_groups(): names matched as given, no NSS */
 } UserIdent;

@@ -66,7 +66,7 @@ static int parse_line(const char *line, AppliedRecord *rec) {
         p = bus_prop_key_from_string(name);
         if (p < 0)
                 return -EBADMSG;
-        rec->prop[p] = (AppliedProp){ true, value, (dev_t) dev, (ino_t) ino, mtime };
+        rec->prop[p] = (AppliedProp) { true, value, (dev_t) dev, (ino_t) ino, mtime };
         return 0;
 }
 

@@ -22,7 +22,7 @@ typedef struct AppliedProp {
         uint64_t value;
         dev_t dev;
         ino_t ino;
-        int64_t mtime_nsec;     /* of the drop-in, in ns since the epoch */
+        int64_t mtime_nsec; /* of the drop-in, in ns since the epoch */
 } AppliedProp;
 
 typedef struct AppliedRecord {

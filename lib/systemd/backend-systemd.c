@@ -167,7 +167,7 @@ static int bus_call(sd_bus *bus, sd_bus_message *m, uint64_t deadline, const cha
 typedef struct PropPlan {
         unsigned mask;
         uint64_t value[_BUS_PROP_MAX];
-        unsigned forget;        /* in the record, but its drop-in is someone else's now */
+        unsigned forget; /* in the record, but its drop-in is someone else's now */
 } PropPlan;
 
 static int build_set_properties(sd_bus *bus, const char *unit, const PropPlan *plan, sd_bus_message **ret) {
@@ -420,8 +420,8 @@ static int build_scope_call(sd_bus *bus, const char *scope, uid_t uid, pid_t pid
         r = sd_bus_message_append(m, "ss", scope, "fail");
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(m, "a(sv)", 4, "Slice", "s", slice, "PIDs", "au", 1, (uint32_t) pid,
-                                  "Description", "s", description, "CollectMode", "s", "inactive-or-failed");
+        r = sd_bus_message_append(m, "a(sv)", 4, "Slice", "s", slice, "PIDs", "au", 1, (uint32_t) pid, "Description",
+                                  "s", description, "CollectMode", "s", "inactive-or-failed");
         if (r < 0)
                 return r;
         r = sd_bus_message_append(m, "a(sa(sv))", 0);
@@ -464,8 +464,8 @@ static int move_on(sd_bus *bus, uid_t uid, pid_t pid, const char *description, u
 
         /* subscribe before the call, or the signal may pass before we listen; the match is sent
          * ahead of the call on the same connection, so the bus has it by then without a wait */
-        r = sd_bus_match_signal_async(bus, &slot, SD_DEST, SD_PATH, SD_MANAGER, "JobRemoved", on_job_removed,
-                                      NULL, &w);
+        r = sd_bus_match_signal_async(bus, &slot, SD_DEST, SD_PATH, SD_MANAGER, "JobRemoved", on_job_removed, NULL,
+                                      &w);
         if (r < 0)
                 return cs_error(e, r, "cannot listen for systemd's JobRemoved: %m");
         transient_scope_name(uid, pid, ret_scope);

@@ -19,8 +19,8 @@
 #define BUS_SYSTEM_SOCKET "/run/dbus/system_bus_socket"
 #define BUS_ADDRESS_MAX 512
 #define BUS_SCOPE_NAME_MAX 64
-#define BUS_USEC_INFINITY UINT64_MAX    /* systemd's USEC_INFINITY: a time property unset (the default) */
-#define BUS_WEIGHT_UNSET UINT64_MAX     /* systemd's CGROUP_WEIGHT_INVALID: CPUWeight= unset */
+#define BUS_USEC_INFINITY UINT64_MAX /* systemd's USEC_INFINITY: a time property unset (the default) */
+#define BUS_WEIGHT_UNSET UINT64_MAX  /* systemd's CGROUP_WEIGHT_INVALID: CPUWeight= unset */
 
 /* Which settings the config gives. Only these are sent: what the config does not give is the
  * admin's (unit files, user-.slice.d/ drop-ins, systemctl set-property), and is left alone. */
@@ -34,9 +34,9 @@ typedef struct BusSliceSettings {
 /* systemd's own view of a slice, for slicectl status. */
 typedef struct BusSliceView {
         char *active_state;
-        uint64_t cpu_weight;            /* BUS_WEIGHT_UNSET: unset */
-        uint64_t quota_per_sec;         /* BUS_USEC_INFINITY: none */
-        uint64_t period_usec;           /* BUS_USEC_INFINITY: default */
+        uint64_t cpu_weight;    /* BUS_WEIGHT_UNSET: unset */
+        uint64_t quota_per_sec; /* BUS_USEC_INFINITY: none */
+        uint64_t period_usec;   /* BUS_USEC_INFINITY: default */
         char **drop_in_paths;
         size_t n_drop_in_paths;
 } BusSliceView;
@@ -44,30 +44,30 @@ typedef struct BusSliceView {
 /* Where the backend talks and looks; both NULL on a real host. Other values come only from root's
  * PAM config or slicectl's command line (the tests' fake systemd). */
 typedef struct BusPaths {
-        const char *socket;             /* NULL: BUS_SYSTEM_SOCKET */
-        const char *root;               /* NULL: "/"; prefixes systemd's control dirs and the record */
+        const char *socket; /* NULL: BUS_SYSTEM_SOCKET */
+        const char *root;   /* NULL: "/"; prefixes systemd's control dirs and the record */
 } BusPaths;
 
 /* What one apply did, per BusProp bit. */
 typedef struct BusApplyResult {
-        unsigned sent;                  /* given to systemd with the config's value */
-        unsigned reverted;              /* set by us before, no longer in the config: back to what
+        unsigned sent;                 /* given to systemd with the config's value */
+        unsigned reverted;             /* set by us before, no longer in the config: back to what
                                          * systemd's own unit files and drop-ins give */
-        unsigned kept;                  /* the config gives it, but an admin's persistent
+        unsigned kept;                 /* the config gives it, but an admin's persistent
                                          * `systemctl set-property` holds it: not sent */
-        uint64_t value[_BUS_PROP_MAX];  /* what was sent, for sent and reverted */
-        bool idle_fallback;             /* this systemd lacks CPUWeight=idle: weight 1 was used */
-        int record_error;               /* < 0: the record under /run could not be read or written */
+        uint64_t value[_BUS_PROP_MAX]; /* what was sent, for sent and reverted */
+        bool idle_fallback;            /* this systemd lacks CPUWeight=idle: weight 1 was used */
+        int record_error;              /* < 0: the record under /run could not be read or written */
 } BusApplyResult;
 
 /* What a login asks of systemd, over one connection, all of it within one deadline. */
 typedef struct BusSessionRequest {
         uid_t uid;
         const BusSliceSettings *settings;
-        pid_t move_pid;                 /* > 0: into user-UID.slice unless it is there already */
-        const char *description;        /* of the transient scope */
+        pid_t move_pid;          /* > 0: into user-UID.slice unless it is there already */
+        const char *description; /* of the transient scope */
         BusPaths paths;
-        uint64_t deadline_usec;         /* CLOCK_MONOTONIC: usec_deadline() of time-util.h */
+        uint64_t deadline_usec; /* CLOCK_MONOTONIC: usec_deadline() of time-util.h */
 } BusSessionRequest;
 
 typedef struct BusSessionResult {

@@ -25,7 +25,7 @@ typedef enum BusProp {
 #define BUS_PROP_UNSET UINT64_MAX
 
 #define SYSTEMD_CONTROL_PERSISTENT "/etc/systemd/system.control"
-#define SYSTEMD_CONTROL_RUNTIME    "/run/systemd/system.control"
+#define SYSTEMD_CONTROL_RUNTIME "/run/systemd/system.control"
 
 const char *bus_prop_name_to_string(BusProp p); /* "CPUQuotaPerSecUSec": the D-Bus property */
 const char *bus_prop_key_to_string(BusProp p);  /* "CPUQuota": the unit file key and drop-in name */

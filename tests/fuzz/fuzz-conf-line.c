@@ -36,17 +36,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 FUZZ_CHECK(k->setting >= -1 && k->setting < _SETTING_MAX);
                 /* a skipped setting of a rule is one field of the line, naming the setting it counts for */
                 FUZZ_CHECK(r != 0 || (k->token && *k->token && !strpbrk(k->token, " \t#")));
-                FUZZ_CHECK(k->setting < 0 ||
-                           (strncmp(k->token, setting_to_string(k->setting), strlen(setting_to_string(k->setting))) ==
-                                    0 &&
-                            k->token[strlen(setting_to_string(k->setting))] == '='));
+                FUZZ_CHECK(k->setting < 0 || (strncmp(k->token, setting_to_string(k->setting),
+                                                      strlen(setting_to_string(k->setting))) == 0 &&
+                                              k->token[strlen(setting_to_string(k->setting))] == '='));
         }
         if (r == 0) {
                 check_rule(&rule);
                 FUZZ_CHECK(count_fields(rule.text) + skips.n == count_fields(line));
                 FUZZ_CHECK(conf_parse_line(rule.text, &again, &none) == 0 && none.n == 0);
                 FUZZ_CHECK(again.mask == rule.mask && again.domain.type == rule.domain.type &&
-                           again.domain.uid_min == rule.domain.uid_min && again.domain.uid_max == rule.domain.uid_max);
+                           again.domain.uid_min == rule.domain.uid_min &&
+                           again.domain.uid_max == rule.domain.uid_max);
                 FUZZ_CHECK(strcmp(again.text, rule.text) == 0);
                 FUZZ_CHECK(!(rule.mask & (1u << SETTING_WEIGHT)) || again.weight == rule.weight);
                 FUZZ_CHECK(!(rule.mask & (1u << SETTING_QUOTA)) || again.quota_per_sec == rule.quota_per_sec);

@@ -25,10 +25,10 @@ static inline char *fuzz_strndup(const uint8_t *data, size_t size) {
         return s;
 }
 
-#define FUZZ_CHECK(cond)                                                                        \
-        do {                                                                                    \
-                if (!(cond)) {                                                                  \
-                        fprintf(stderr, "%s:%d: invariant broken: %s\n", __FILE__, __LINE__, #cond); \
-                        abort();                                                                \
-                }                                                                               \
+#define FUZZ_CHECK(cond)                                                                                             \
+        do {                                                                                                         \
+                if (!(cond)) {                                                                                       \
+                        fprintf(stderr, "%s:%d: invariant broken: %s\n", __FILE__, __LINE__, #cond);                 \
+                        abort();                                                                                     \
+                }                                                                                                    \
         } while (0)

@@ -75,25 +75,47 @@ static void signal_every(long ms) {
 
 static int parse(int argc, char **argv, Opts *o) {
         static const struct option opts[] = {
-                { "confdir", required_argument, NULL, 'c' }, { "service", required_argument, NULL, 's' },
-                { "user", required_argument, NULL, 'u' },    { "env", required_argument, NULL, 'e' },
-                { "loop", required_argument, NULL, 'l' },    { "hold", no_argument, NULL, 'H' },
-                { "signal-every", required_argument, NULL, 'S' }, { "sessions", required_argument, NULL, 'n' },
+                { "confdir", required_argument, NULL, 'c' },
+                { "service", required_argument, NULL, 's' },
+                { "user", required_argument, NULL, 'u' },
+                { "env", required_argument, NULL, 'e' },
+                { "loop", required_argument, NULL, 'l' },
+                { "hold", no_argument, NULL, 'H' },
+                { "signal-every", required_argument, NULL, 'S' },
+                { "sessions", required_argument, NULL, 'n' },
                 {},
         };
         int c;
 
         while ((c = getopt_long(argc, argv, "+c:s:u:e:l:HS:n:", opts, NULL)) >= 0) {
                 switch (c) {
-                case 'c': o->confdir = optarg; break;
-                case 's': o->service = optarg; break;
-                case 'u': o->user = optarg; break;
-                case 'e': o->env = realloc(o->env, (o->n_env + 1) * sizeof(char *)); o->env[o->n_env++] = optarg; break;
-                case 'l': o->loop = strtol(optarg, NULL, 10); break;
-                case 'H': o->hold = 1; break;
-                case 'S': o->signal_ms = strtol(optarg, NULL, 10); break;
-                case 'n': o->sessions = strtol(optarg, NULL, 10); break;
-                default: return -1;
+                case 'c':
+                        o->confdir = optarg;
+                        break;
+                case 's':
+                        o->service = optarg;
+                        break;
+                case 'u':
+                        o->user = optarg;
+                        break;
+                case 'e':
+                        o->env = realloc(o->env, (o->n_env + 1) * sizeof(char *));
+                        o->env[o->n_env++] = optarg;
+                        break;
+                case 'l':
+                        o->loop = strtol(optarg, NULL, 10);
+                        break;
+                case 'H':
+                        o->hold = 1;
+                        break;
+                case 'S':
+                        o->signal_ms = strtol(optarg, NULL, 10);
+                        break;
+                case 'n':
+                        o->sessions = strtol(optarg, NULL, 10);
+                        break;
+                default:
+                        return -1;
                 }
         }
         if (!o->confdir || !o->service || !o->user) {

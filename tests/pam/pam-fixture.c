@@ -99,7 +99,11 @@ static bool pam_wrapper_dir(const char *name) {
  * (unshare gives EPERM: not root) the child shares the machine's /tmp as before. */
 static int private_tmp(void) {
         enum { MAX = 4096 };
-        struct { int fd; mode_t mode; char name[256]; } *e = calloc(MAX, sizeof *e);
+        struct {
+                int fd;
+                mode_t mode;
+                char name[256];
+        } *e = calloc(MAX, sizeof *e);
         size_t n = 0;
         DIR *d;
         int rc = -1;

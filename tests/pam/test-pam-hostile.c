@@ -70,11 +70,13 @@ static int run_child(Fx *f, const char *mode, const char *user, int want) {
 }
 
 static int open_close_main(const char *user, int want) {
-        struct pam_testcase t[] = { pam_test(PAMTEST_OPEN_SESSION, want), pam_test(PAMTEST_CLOSE_SESSION, PAM_SUCCESS) };
+        struct pam_testcase t[] = { pam_test(PAMTEST_OPEN_SESSION, want),
+                                    pam_test(PAMTEST_CLOSE_SESSION, PAM_SUCCESS) };
         enum pamtest_err perr = _pamtest("cs", user, NULL, t, want == PAM_SUCCESS ? 2 : 1, NULL);
 
         if (perr != PAMTEST_ERR_OK) {
-                fprintf(stderr, "PAMTEST-FAILED %s: %s (open returned %d)\n", user, pamtest_strerror(perr), t[0].op_rv);
+                fprintf(stderr, "PAMTEST-FAILED %s: %s (open returned %d)\n", user, pamtest_strerror(perr),
+                        t[0].op_rv);
                 return 1;
         }
         return 0;
@@ -184,8 +186,8 @@ static void manifest_dir(int dirfd, const char *rel, char ***lines, size_t *n) {
                 assert_non_null(*lines);
                 (*lines)[(*n)++] = line;
                 if (type == 'd')
-                        manifest_dir(openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC),
-                                     sub, lines, n);
+                        manifest_dir(openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), sub,
+                                     lines, n);
         }
         closedir(d);
 }
@@ -219,7 +221,7 @@ static char *manifest(Fx *f) {
 }
 
 typedef struct Plant {
-        const char *parent, *name;      /* below the cgroup root */
+        const char *parent, *name; /* below the cgroup root */
         bool symlink;
 } Plant;
 
@@ -268,7 +270,8 @@ static void test_planted(void **state) {
                 n1 = count_lines_with(f->log, "login proceeds without a CPU slice");
                 if (n1 - n0 != 1)
                         fail_msg("case %zu (%s): %d failure lines; log:\n%s", i, where, n1 - n0, slurp(f->log));
-                if (!strstr(slurp(f->log), control ? "refused" : "not a directory (a symlink or file planted there?); refused") &&
+                if (!strstr(slurp(f->log),
+                            control ? "refused" : "not a directory (a symlink or file planted there?); refused") &&
                     !strstr(slurp(f->log), "Too many levels of symbolic links") &&
                     !strstr(slurp(f->log), "Not a directory"))
                         fail_msg("case %zu (%s): no clear reason; log:\n%s", i, where, slurp(f->log));

@@ -22,7 +22,6 @@
 #include "pam-fixture.h"
 #include "test-util.h"
 
-
 static void conf(Fx *f, const char *text) {
         assert_int_equal(write_file(f->dir, "cpuslice.conf", text, 0644), 0);
 }
@@ -37,11 +36,12 @@ static void service(Fx *f, const char *args, const char *xdg) {
                 snprintf(envline, sizeof envline,
                          "session required pam_env.so readenv=0 user_readenv=0 conffile=%s/env.conf\n", f->dir);
         }
-        snprintf(text, sizeof text,
-                 "auth required pam_permit.so\naccount required pam_permit.so\n%s"
-                 "session required %s conf=%s confdir=%s/none rundir=%s/none cgroup_root=%s allow_plain_tree debug %s\n"
-                 "session required pam_permit.so\n",
-                 envline, module_path(), f->conf, f->dir, f->dir, f->cgroot, args);
+        snprintf(
+                text, sizeof text,
+                "auth required pam_permit.so\naccount required pam_permit.so\n%s"
+                "session required %s conf=%s confdir=%s/none rundir=%s/none cgroup_root=%s allow_plain_tree debug %s\n"
+                "session required pam_permit.so\n",
+                envline, module_path(), f->conf, f->dir, f->dir, f->cgroot, args);
         assert_int_equal(write_file(f->services, "cs", text, 0644), 0);
 }
 
@@ -69,8 +69,8 @@ static int child_main(int argc, char **argv) {
         else
                 perr = _pamtest("cs", user, NULL, both, 2, NULL);
         if (perr != PAMTEST_ERR_OK) {
-                const struct pam_testcase *c = want_close == -1 ? _pamtest_failed_case(open_only, 1)
-                                                                : _pamtest_failed_case(both, 2);
+                const struct pam_testcase *c =
+                        want_close == -1 ? _pamtest_failed_case(open_only, 1) : _pamtest_failed_case(both, 2);
                 fprintf(stderr, "PAMTEST-FAILED %s: %s (op %d returned %d)\n", user, pamtest_strerror(perr),
                         c ? (int) c->pam_operation : -1, c ? c->op_rv : -1);
                 return 1;
@@ -377,7 +377,7 @@ static void test_left_alone(void **state) {
         service(f, "cgroup_layout=unified", NULL);
         run(f, "daemon", PAM_SUCCESS, -1);
         run(f, "root", PAM_SUCCESS, -1);
-        run(f, "dave", PAM_SUCCESS, -1);        /* uid 1500: no line matches */
+        run(f, "dave", PAM_SUCCESS, -1); /* uid 1500: no line matches */
         /* per setting: the range gives CPUWeight= only, so CPUSlice= comes from @students */
         run(f, "bob", PAM_SUCCESS, -1);
         run(f, "alice", PAM_SUCCESS, -1);
@@ -404,7 +404,8 @@ static void test_unknown_user_and_args(void **state) {
         Fx *f = *state;
 
         conf(f, "* CPUWeight=100\n");
-        service(f, "cgroup_layout=unified frobnicate=1 cgroup_layout=sideways timeout=0 timeout=61s timeout=5m", NULL);
+        service(f, "cgroup_layout=unified frobnicate=1 cgroup_layout=sideways timeout=0 timeout=61s timeout=5m",
+                NULL);
         run(f, "nosuchuser", PAM_SUCCESS, -1);
         expect_log(f, "unknown argument 'frobnicate=1'; ignored");
         expect_log(f, "bad argument 'cgroup_layout=sideways' (allowed: auto, unified, legacy, hybrid); ignored");
@@ -597,15 +598,26 @@ int main(int argc, char **argv) {
         if (argc == 3 && strcmp(argv[1], "--fds") == 0)
                 return fd_child_main(argv[2]);
         const struct CMUnitTest tests[] = {
-                T(test_unified_values),   T(test_caller_umask),
+                T(test_unified_values),
+                T(test_caller_umask),
                 T(test_unified_idle_and_adjusted_period),
-                T(test_legacy_values),    T(test_hybrid_mirror),    T(test_slice_root),
-                T(test_hostile_session_id), T(test_close_moves_back), T(test_close_failure_logged),
-                T(test_fail_open_and_strict), T(test_broken_config), T(test_bad_setting_skipped),
-                T(test_unsafe_config),    T(test_left_alone),
-                T(test_root_named),       T(test_unknown_user_and_args),
-                T(test_backend_systemd_clear_error), T(test_no_fd_leak),
-                T(test_dlopen_exports), T(test_systemd_plugin),
+                T(test_legacy_values),
+                T(test_hybrid_mirror),
+                T(test_slice_root),
+                T(test_hostile_session_id),
+                T(test_close_moves_back),
+                T(test_close_failure_logged),
+                T(test_fail_open_and_strict),
+                T(test_broken_config),
+                T(test_bad_setting_skipped),
+                T(test_unsafe_config),
+                T(test_left_alone),
+                T(test_root_named),
+                T(test_unknown_user_and_args),
+                T(test_backend_systemd_clear_error),
+                T(test_no_fd_leak),
+                T(test_dlopen_exports),
+                T(test_systemd_plugin),
                 T(test_plugin_checked),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,9 +20,9 @@ typedef enum Op { OP_OPENAT, OP_MKDIRAT, OP_UNLINKAT, OP_WRITE, OP_READ, OP_FSTA
 typedef struct Fault {
         Op op;
         const char *name;  /* what the call is about (write/read/fstatfs: the fd's name at open); NULL: any */
-        int err;          /* errno to fail with */
-        unsigned skip;    /* matching calls let through first */
-        unsigned count;   /* matching calls failed after that; 0: all */
+        int err;           /* errno to fail with */
+        unsigned skip;     /* matching calls let through first */
+        unsigned count;    /* matching calls failed after that; 0: all */
         const char *under; /* only in a directory whose real path contains this ("/unified/"); NULL: any */
 } Fault;
 
@@ -37,9 +37,9 @@ typedef struct Call {
 
 typedef struct Fake {
         Fault faults[4];
-        unsigned hits[4];   /* matching calls seen, per fault */
+        unsigned hits[4]; /* matching calls seen, per fault */
         size_t n_faults;
-        bool cgroupfs; /* emulate cgroupfs rmdir and cgroup.procs moves */
+        bool cgroupfs;          /* emulate cgroupfs rmdir and cgroup.procs moves */
         char hier[3][PATH_MAX]; /* hierarchy roots (absolute), for cgroup.procs moves */
         size_t n_hier;
         char fdname[FD_MAX][64];

@@ -74,12 +74,12 @@ CpuKernelValues kv(uint64_t weight, uint64_t quota_per_sec);
 char *manifest(const char *dir);
 /* expected lines with "@PID@" replaced by our pid, sorted and joined like manifest() */
 char *expected(const char *const *lines, pid_t pid);
-#define TREE(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define TREE(...) ((const char *const[]) { __VA_ARGS__, NULL })
 
 #define assert_tree(dir, pid, ...)                                                                                   \
         do {                                                                                                         \
                 char *_got = manifest(dir);                                                                          \
-                char *_want = expected((const char *const[]){ __VA_ARGS__, NULL }, pid);                             \
+                char *_want = expected((const char *const[]) { __VA_ARGS__, NULL }, pid);                            \
                 assert_string_equal(_got, _want);                                                                    \
                 free(_got);                                                                                          \
                 free(_want);                                                                                         \

@@ -185,7 +185,7 @@ static void test_ops(void **state) {
                                  expect[i]);
                 a = slurp(dfd, "c.conf");
                 assert_string_equal(a, "a longer line\n"); /* the old file, whole */
-                assert_entries(dir, 1, (const char *const[]){ "c.conf" });
+                assert_entries(dir, 1, (const char *const[]) { "c.conf" });
         }
 }
 

@@ -23,7 +23,6 @@
 
 #include "cgfs-fixture.h"
 
-
 /* On a plain directory rmdir of a scope with files in it fails with ENOTEMPTY: "populated". */
 static void test_close_scratch(void **state) {
         Fx *f = *state;
@@ -247,12 +246,8 @@ static void test_close_move_back_refused(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                T(test_close_scratch),
-                T(test_close_emulated),
-                T(test_close_two_sessions),
-                T(test_close_unlink_errors),
-                T(test_close_orig_gone),
-                T(test_close_no_orig),
+                T(test_close_scratch),           T(test_close_emulated),  T(test_close_two_sessions),
+                T(test_close_unlink_errors),     T(test_close_orig_gone), T(test_close_no_orig),
                 T(test_close_move_back_refused),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

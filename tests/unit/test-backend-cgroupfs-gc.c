@@ -45,19 +45,19 @@ static void gc_at(Fx *f, const char *base) {
                 fake.cgroupfs = true;
                 for (size_t h = 0; h < 2 && hiers[h]; h++) {
                         static const char *const dirs[] = {
-                                "user-1001.slice/session-1.scope",     /* empty: removed */
-                                "user-1001.slice/session-2.scope",     /* a process: kept, so is the slice */
-                                "user-1002.slice/session-3.scope",     /* removed, and then the slice */
-                                "user-1002.slice/x.scope",             /* any *.scope */
-                                "user-1003.slice",                     /* no scopes: removed */
-                                "user-1004.slice/notascope",           /* not a scope: kept, and the slice */
-                                "user-1005.slice/.scope",              /* not a scope name */
-                                "user-1005.slice/.x.scope",            /* hidden: list does not show it */
-                                "user-abc.slice",                      /* not a uid */
+                                "user-1001.slice/session-1.scope", /* empty: removed */
+                                "user-1001.slice/session-2.scope", /* a process: kept, so is the slice */
+                                "user-1002.slice/session-3.scope", /* removed, and then the slice */
+                                "user-1002.slice/x.scope",         /* any *.scope */
+                                "user-1003.slice",                 /* no scopes: removed */
+                                "user-1004.slice/notascope",       /* not a scope: kept, and the slice */
+                                "user-1005.slice/.scope",          /* not a scope name */
+                                "user-1005.slice/.x.scope",        /* hidden: list does not show it */
+                                "user-abc.slice",                  /* not a uid */
                                 "user-.slice",
                                 "user-1006.slice.bak",
-                                "user-99999999999.slice",              /* not a 32-bit uid */
-                                "user-4294967295.slice",               /* (uid_t) -1: no user's, nor listed */
+                                "user-99999999999.slice", /* not a 32-bit uid */
+                                "user-4294967295.slice",  /* (uid_t) -1: no user's, nor listed */
                                 "user-1007.slicex",
                                 "other",
                                 "system.slice",
@@ -89,30 +89,25 @@ static void gc_at(Fx *f, const char *base) {
                                 rel[strlen(rel) - 1] = '\0';
                         got = manifest(rel);
                         snprintf(pidname, sizeof pidname, "user-1009.slice -> %s", f->outside);
-                        want = expected(
-                                TREE("user-1001.slice/",
-                                     "user-1001.slice/session-2.scope/",
-                                     "user-1001.slice/session-2.scope/cgroup.procs = 4242\\n",
-                                     "user-1001.slice/file.scope = ",
-                                     "user-1004.slice/",
-                                     "user-1004.slice/notascope/",
-                                     "user-1004.slice/notascope/cgroup.procs = ",
-                                     "user-1005.slice/",
-                                     "user-1005.slice/.scope/", "user-1005.slice/.scope/cgroup.procs = ",
-                                     "user-1005.slice/.x.scope/", "user-1005.slice/.x.scope/cgroup.procs = ",
-                                     "user-abc.slice/", "user-abc.slice/cgroup.procs = ",
-                                     "user-.slice/", "user-.slice/cgroup.procs = ",
-                                     "user-1006.slice.bak/", "user-1006.slice.bak/cgroup.procs = ",
-                                     "user-99999999999.slice/", "user-99999999999.slice/cgroup.procs = ",
-                                     "user-4294967295.slice/", "user-4294967295.slice/cgroup.procs = ",
-                                     "user-1007.slicex/", "user-1007.slicex/cgroup.procs = ",
-                                     "other/", "other/cgroup.procs = ",
-                                     "system.slice/", "system.slice/cgroup.procs = ",
-                                     "user-1008.slice = ", pidname),
-                                f->pid);
+                        want = expected(TREE("user-1001.slice/", "user-1001.slice/session-2.scope/",
+                                             "user-1001.slice/session-2.scope/cgroup.procs = 4242\\n",
+                                             "user-1001.slice/file.scope = ", "user-1004.slice/",
+                                             "user-1004.slice/notascope/",
+                                             "user-1004.slice/notascope/cgroup.procs = ", "user-1005.slice/",
+                                             "user-1005.slice/.scope/",
+                                             "user-1005.slice/.scope/cgroup.procs = ", "user-1005.slice/.x.scope/",
+                                             "user-1005.slice/.x.scope/cgroup.procs = ", "user-abc.slice/",
+                                             "user-abc.slice/cgroup.procs = ", "user-.slice/",
+                                             "user-.slice/cgroup.procs = ", "user-1006.slice.bak/",
+                                             "user-1006.slice.bak/cgroup.procs = ", "user-99999999999.slice/",
+                                             "user-99999999999.slice/cgroup.procs = ", "user-4294967295.slice/",
+                                             "user-4294967295.slice/cgroup.procs = ", "user-1007.slicex/",
+                                             "user-1007.slicex/cgroup.procs = ", "other/",
+                                             "other/cgroup.procs = ", "system.slice/",
+                                             "system.slice/cgroup.procs = ", "user-1008.slice = ", pidname),
+                                        f->pid);
                         if (strcmp(got, want) != 0)
-                                fail_msg("%s %s:\n--- got\n%s--- want\n%s", tl_names[tl], hiers[h], got,
-                                         want);
+                                fail_msg("%s %s:\n--- got\n%s--- want\n%s", tl_names[tl], hiers[h], got, want);
                         free(got);
                         free(want);
                 }
@@ -191,12 +186,12 @@ static void test_reap_on_open(void **state) {
         CgfsSession s = {};
 
         open_emulated(f);
-        old_scope(f, SLICE "/session-1.scope", "", "");                 /* the job exited: goes */
-        old_scope(f, SLICE "/session-2.scope", "4242\n", "4242\n");     /* a job runs: stays */
-        old_scope(f, SLICE "/session-3.scope", "4343\n", "");           /* only the mirror is empty */
-        old_scope(f, SLICE "/session-4.scope/sub", "", "");             /* a child cgroup: stays */
+        old_scope(f, SLICE "/session-1.scope", "", "");                     /* the job exited: goes */
+        old_scope(f, SLICE "/session-2.scope", "4242\n", "4242\n");         /* a job runs: stays */
+        old_scope(f, SLICE "/session-3.scope", "4343\n", "");               /* only the mirror is empty */
+        old_scope(f, SLICE "/session-4.scope/sub", "", "");                 /* a child cgroup: stays */
         old_scope(f, "user.slice/user-1002.slice/session-9.scope", "", ""); /* another user's */
-        mkdir_p(f, "cpu/" SLICE "/session-5.scope");                    /* just made by a login: stays */
+        mkdir_p(f, "cpu/" SLICE "/session-5.scope");                        /* just made by a login: stays */
         mkdir_p(f, "cpu/" SLICE "/notascope");
         age(f, "cpu/" SLICE "/notascope", 60);
         assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), 0);
@@ -299,8 +294,8 @@ static void test_max_scopes(void **state) {
         open_emulated(f);
         old_scope(f, SLICE "/session-1.scope", "4241\n", "4241\n");
         old_scope(f, SLICE "/session-2.scope", "4242\n", "4242\n");
-        old_scope(f, SLICE "/session-3.scope", "", "");                 /* reaped first: not counted */
-        mkdir_p(f, "cpu/" SLICE "/session-4.scope");                    /* new and empty: counted */
+        old_scope(f, SLICE "/session-3.scope", "", ""); /* reaped first: not counted */
+        mkdir_p(f, "cpu/" SLICE "/session-4.scope");    /* new and empty: counted */
         old_scope(f, "user.slice/user-1002.slice/session-8.scope", "4343\n", "4343\n");
         old_scope(f, "user.slice/user-1002.slice/session-9.scope", "4344\n", "4344\n");
         f->c.max_scopes = 3;

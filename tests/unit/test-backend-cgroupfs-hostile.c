@@ -55,10 +55,8 @@ static const HostileCase hostile_cases[] = {
         /* a control file: O_NOFOLLOW */
         { TL_UNIFIED, SLICE "/cpu.max", true, "7",
           "cannot open cpu.max for writing: Too many levels of symbolic links" },
-        { TL_LEGACY, "cpu/" SLICE "/cpu.shares", true, "7",
-          "cannot open cpu.shares for writing: Too many levels" },
-        { TL_UNIFIED, SCOPE "/cgroup.procs", true, "7",
-          "cannot open cgroup.procs for writing: Too many levels" },
+        { TL_LEGACY, "cpu/" SLICE "/cpu.shares", true, "7", "cannot open cpu.shares for writing: Too many levels" },
+        { TL_UNIFIED, SCOPE "/cgroup.procs", true, "7", "cannot open cgroup.procs for writing: Too many levels" },
         { TL_UNIFIED, "user.slice/cgroup.subtree_control", true, "7", "cannot open cgroup.subtree_control" },
 };
 
@@ -101,8 +99,7 @@ static void test_hostile(void **state) {
                 open_tl(f, t->tl, "", &fake_ops);
                 r = cgfs_open_session(&f->c, UID, t->id, f->pid, &k, &s, &f->e);
                 if (r >= 0 || !strstr(f->e.msg, t->msg))
-                        fail_msg("case %zu (%s %s): r=%d msg '%s'", i, tl_names[t->tl], t->where, r,
-                                 f->e.msg);
+                        fail_msg("case %zu (%s %s): r=%d msg '%s'", i, tl_names[t->tl], t->where, r, f->e.msg);
                 assert_int_equal(f->e.code, r);
                 assert_int_equal(s.uid, 4242); /* untouched */
                 assert_null(s.orig_cpu);
@@ -134,11 +131,8 @@ static void test_delegated_refused(void **state) {
                 TestLayout tl;
                 const char *where;
         } cases[] = {
-                { TL_UNIFIED, "user.slice" },
-                { TL_UNIFIED, SLICE },
-                { TL_UNIFIED, SCOPE },
-                { TL_HYBRID, "cpu/" SLICE },
-                { TL_HYBRID, "unified/" SCOPE },
+                { TL_UNIFIED, "user.slice" }, { TL_UNIFIED, SLICE },           { TL_UNIFIED, SCOPE },
+                { TL_HYBRID, "cpu/" SLICE },  { TL_HYBRID, "unified/" SCOPE },
         };
         Fx *f = *state;
 

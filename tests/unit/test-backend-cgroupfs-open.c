@@ -33,142 +33,93 @@ typedef struct OpenCase {
         const char *parent;
         uint64_t weight, quota;
         const char *const *tree;
-        const char *slices;     /* non-NULL: slice_root= instead of parent */
+        const char *slices; /* non-NULL: slice_root= instead of parent */
 } OpenCase;
 
 static const OpenCase open_cases[] = {
         { "unified, weight 300, quota 50%", TL_UNIFIED, "", 300, 500000,
-          TREE("cgroup.subtree_control = +cpu\\n",
-               "user.slice/",
-               "user.slice/cgroup.subtree_control = +cpu\\n",
-               "user.slice/user-1001.slice/",
-               "user.slice/user-1001.slice/cgroup.subtree_control = +cpu\\n",
-               "user.slice/user-1001.slice/cpu.idle = 0\\n",
-               "user.slice/user-1001.slice/cpu.weight = 300\\n",
-               "user.slice/user-1001.slice/cpu.max = 50000 100000\\n",
-               "user.slice/user-1001.slice/session-7.scope/",
+          TREE("cgroup.subtree_control = +cpu\\n", "user.slice/", "user.slice/cgroup.subtree_control = +cpu\\n",
+               "user.slice/user-1001.slice/", "user.slice/user-1001.slice/cgroup.subtree_control = +cpu\\n",
+               "user.slice/user-1001.slice/cpu.idle = 0\\n", "user.slice/user-1001.slice/cpu.weight = 300\\n",
+               "user.slice/user-1001.slice/cpu.max = 50000 100000\\n", "user.slice/user-1001.slice/session-7.scope/",
                "user.slice/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n") },
         { "unified below a parent, idle, quota 0.5%", TL_UNIFIED, "scratch/sub", CPU_WEIGHT_IDLE, 5000,
-          TREE("cgroup.subtree_control = +cpu\\n",
-               "scratch/",
-               "scratch/cgroup.subtree_control = +cpu\\n",
-               "scratch/sub/",
-               "scratch/sub/cgroup.subtree_control = +cpu\\n",
-               "scratch/sub/user.slice/",
-               "scratch/sub/user.slice/cgroup.subtree_control = +cpu\\n",
-               "scratch/sub/user.slice/user-1001.slice/",
+          TREE("cgroup.subtree_control = +cpu\\n", "scratch/", "scratch/cgroup.subtree_control = +cpu\\n",
+               "scratch/sub/", "scratch/sub/cgroup.subtree_control = +cpu\\n", "scratch/sub/user.slice/",
+               "scratch/sub/user.slice/cgroup.subtree_control = +cpu\\n", "scratch/sub/user.slice/user-1001.slice/",
                "scratch/sub/user.slice/user-1001.slice/cgroup.subtree_control = +cpu\\n",
                "scratch/sub/user.slice/user-1001.slice/cpu.idle = 1\\n",
                "scratch/sub/user.slice/user-1001.slice/cpu.max = 1000 200000\\n",
                "scratch/sub/user.slice/user-1001.slice/session-7.scope/",
                "scratch/sub/user.slice/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n") },
         { "legacy with cpuacct, weight 300, quota 50%", TL_LEGACY, "", 300, 500000,
-          TREE("cpu/",
-               "cpu/user.slice/",
-               "cpu/user.slice/user-1001.slice/",
+          TREE("cpu/", "cpu/user.slice/", "cpu/user.slice/user-1001.slice/",
                "cpu/user.slice/user-1001.slice/cpu.shares = 3072\\n",
                "cpu/user.slice/user-1001.slice/cpu.cfs_period_us = 100000\\n",
                "cpu/user.slice/user-1001.slice/cpu.cfs_quota_us = 50000\\n",
                "cpu/user.slice/user-1001.slice/session-7.scope/",
-               "cpu/user.slice/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n",
-               "cpuacct/",
-               "cpuacct/user.slice/",
-               "cpuacct/user.slice/user-1001.slice/",
+               "cpu/user.slice/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n", "cpuacct/",
+               "cpuacct/user.slice/", "cpuacct/user.slice/user-1001.slice/",
                "cpuacct/user.slice/user-1001.slice/session-7.scope/",
                "cpuacct/user.slice/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n") },
         { "legacy with cpuacct, idle, quota 0.5%, below a parent", TL_LEGACY, "p", CPU_WEIGHT_IDLE, 5000,
-          TREE("cpu/",
-               "cpu/p/",
-               "cpu/p/user.slice/",
-               "cpu/p/user.slice/user-1001.slice/",
+          TREE("cpu/", "cpu/p/", "cpu/p/user.slice/", "cpu/p/user.slice/user-1001.slice/",
                "cpu/p/user.slice/user-1001.slice/cpu.shares = 2\\n",
                "cpu/p/user.slice/user-1001.slice/cpu.cfs_period_us = 200000\\n",
                "cpu/p/user.slice/user-1001.slice/cpu.cfs_quota_us = 1000\\n",
                "cpu/p/user.slice/user-1001.slice/session-7.scope/",
-               "cpu/p/user.slice/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n",
-               "cpuacct/",
-               "cpuacct/p/",
-               "cpuacct/p/user.slice/",
-               "cpuacct/p/user.slice/user-1001.slice/",
+               "cpu/p/user.slice/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n", "cpuacct/", "cpuacct/p/",
+               "cpuacct/p/user.slice/", "cpuacct/p/user.slice/user-1001.slice/",
                "cpuacct/p/user.slice/user-1001.slice/session-7.scope/",
                "cpuacct/p/user.slice/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n") },
         { "legacy without cpuacct: no mirror, no quota", TL_LEGACY_NOACCT, "", 300, CPU_QUOTA_INFINITY,
-          TREE("cpu/",
-               "cpu/user.slice/",
-               "cpu/user.slice/user-1001.slice/",
+          TREE("cpu/", "cpu/user.slice/", "cpu/user.slice/user-1001.slice/",
                "cpu/user.slice/user-1001.slice/cpu.shares = 3072\\n",
                "cpu/user.slice/user-1001.slice/cpu.cfs_period_us = 100000\\n",
                "cpu/user.slice/user-1001.slice/cpu.cfs_quota_us = -1\\n",
                "cpu/user.slice/user-1001.slice/session-7.scope/",
                "cpu/user.slice/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n") },
         { "hybrid below a parent, weight 300, quota 50%", TL_HYBRID, "p", 300, 500000,
-          TREE("cpu/",
-               "cpu/p/",
-               "cpu/p/user.slice/",
-               "cpu/p/user.slice/user-1001.slice/",
+          TREE("cpu/", "cpu/p/", "cpu/p/user.slice/", "cpu/p/user.slice/user-1001.slice/",
                "cpu/p/user.slice/user-1001.slice/cpu.shares = 3072\\n",
                "cpu/p/user.slice/user-1001.slice/cpu.cfs_period_us = 100000\\n",
                "cpu/p/user.slice/user-1001.slice/cpu.cfs_quota_us = 50000\\n",
                "cpu/p/user.slice/user-1001.slice/session-7.scope/",
                "cpu/p/user.slice/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n",
                /* the mirror: no controller enabled, no settings, only the process */
-               "unified/",
-               "unified/p/",
-               "unified/p/user.slice/",
-               "unified/p/user.slice/user-1001.slice/",
+               "unified/", "unified/p/", "unified/p/user.slice/", "unified/p/user.slice/user-1001.slice/",
                "unified/p/user.slice/user-1001.slice/session-7.scope/",
                "unified/p/user.slice/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n") },
         { "hybrid, idle, quota 0.5%", TL_HYBRID, "", CPU_WEIGHT_IDLE, 5000,
-          TREE("cpu/",
-               "cpu/user.slice/",
-               "cpu/user.slice/user-1001.slice/",
+          TREE("cpu/", "cpu/user.slice/", "cpu/user.slice/user-1001.slice/",
                "cpu/user.slice/user-1001.slice/cpu.shares = 2\\n",
                "cpu/user.slice/user-1001.slice/cpu.cfs_period_us = 200000\\n",
                "cpu/user.slice/user-1001.slice/cpu.cfs_quota_us = 1000\\n",
                "cpu/user.slice/user-1001.slice/session-7.scope/",
-               "cpu/user.slice/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n",
-               "unified/",
-               "unified/user.slice/",
-               "unified/user.slice/user-1001.slice/",
+               "cpu/user.slice/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n", "unified/",
+               "unified/user.slice/", "unified/user.slice/user-1001.slice/",
                "unified/user.slice/user-1001.slice/session-7.scope/",
                "unified/user.slice/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n") },
         /* slice_root=/: the users' slices at the top of each hierarchy, no user.slice between */
         { "unified, slices at the root, weight 300, quota 50%", TL_UNIFIED, NULL, 300, 500000,
-          TREE("cgroup.subtree_control = +cpu\\n",
-               "user-1001.slice/",
-               "user-1001.slice/cgroup.subtree_control = +cpu\\n",
-               "user-1001.slice/cpu.idle = 0\\n",
-               "user-1001.slice/cpu.weight = 300\\n",
-               "user-1001.slice/cpu.max = 50000 100000\\n",
-               "user-1001.slice/session-7.scope/",
-               "user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n"),
+          TREE("cgroup.subtree_control = +cpu\\n", "user-1001.slice/",
+               "user-1001.slice/cgroup.subtree_control = +cpu\\n", "user-1001.slice/cpu.idle = 0\\n",
+               "user-1001.slice/cpu.weight = 300\\n", "user-1001.slice/cpu.max = 50000 100000\\n",
+               "user-1001.slice/session-7.scope/", "user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n"),
           "" },
         { "hybrid, slices at the root, weight 300, quota 50%", TL_HYBRID, NULL, 300, 500000,
-          TREE("cpu/",
-               "cpu/user-1001.slice/",
-               "cpu/user-1001.slice/cpu.shares = 3072\\n",
-               "cpu/user-1001.slice/cpu.cfs_period_us = 100000\\n",
-               "cpu/user-1001.slice/cpu.cfs_quota_us = 50000\\n",
-               "cpu/user-1001.slice/session-7.scope/",
-               "cpu/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n",
-               "unified/",
-               "unified/user-1001.slice/",
-               "unified/user-1001.slice/session-7.scope/",
+          TREE("cpu/", "cpu/user-1001.slice/", "cpu/user-1001.slice/cpu.shares = 3072\\n",
+               "cpu/user-1001.slice/cpu.cfs_period_us = 100000\\n", "cpu/user-1001.slice/cpu.cfs_quota_us = 50000\\n",
+               "cpu/user-1001.slice/session-7.scope/", "cpu/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n",
+               "unified/", "unified/user-1001.slice/", "unified/user-1001.slice/session-7.scope/",
                "unified/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n"),
           "" },
         { "legacy with cpuacct, slices in a cgroup of the admin's naming", TL_LEGACY, NULL, 300, CPU_QUOTA_INFINITY,
-          TREE("cpu/",
-               "cpu/users/",
-               "cpu/users/user-1001.slice/",
-               "cpu/users/user-1001.slice/cpu.shares = 3072\\n",
+          TREE("cpu/", "cpu/users/", "cpu/users/user-1001.slice/", "cpu/users/user-1001.slice/cpu.shares = 3072\\n",
                "cpu/users/user-1001.slice/cpu.cfs_period_us = 100000\\n",
-               "cpu/users/user-1001.slice/cpu.cfs_quota_us = -1\\n",
-               "cpu/users/user-1001.slice/session-7.scope/",
-               "cpu/users/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n",
-               "cpuacct/",
-               "cpuacct/users/",
-               "cpuacct/users/user-1001.slice/",
-               "cpuacct/users/user-1001.slice/session-7.scope/",
+               "cpu/users/user-1001.slice/cpu.cfs_quota_us = -1\\n", "cpu/users/user-1001.slice/session-7.scope/",
+               "cpu/users/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n", "cpuacct/", "cpuacct/users/",
+               "cpuacct/users/user-1001.slice/", "cpuacct/users/user-1001.slice/session-7.scope/",
                "cpuacct/users/user-1001.slice/session-7.scope/cgroup.procs = @PID@\\n"),
           "users" },
 };
@@ -245,10 +196,8 @@ static void test_apply_and_update_slice(void **state) {
         /* apply creates the slice (no scope, no mirror) */
         assert_int_equal(cgfs_apply_slice(&f->c, UID, &k, &f->e), 0);
         assert_tree(f->root, f->pid, "cpu/", "cpu/user.slice/", "cpu/" SLICE "/",
-                    "cpu/" SLICE "/cpu.shares = 3072\\n",
-                    "cpu/" SLICE "/cpu.cfs_period_us = 100000\\n",
-                    "cpu/" SLICE "/cpu.cfs_quota_us = 50000\\n",
-                    "unified/");
+                    "cpu/" SLICE "/cpu.shares = 3072\\n", "cpu/" SLICE "/cpu.cfs_period_us = 100000\\n",
+                    "cpu/" SLICE "/cpu.cfs_quota_us = 50000\\n", "unified/");
         /* update rewrites an existing one */
         assert_int_equal(cgfs_update_slice(&f->c, UID, &d, &f->e), 0);
         assert_file(f, "cpu/" SLICE "/cpu.shares", "1024\n");
@@ -274,8 +223,8 @@ static void test_update_slice_unified(void **state) {
         assert_tree(f->root, f->pid, "user.slice/", SLICE "/", SLICE "/cpu.idle = 1\\n",
                     SLICE "/cpu.max = 1000 200000\\n");
         assert_int_equal(cgfs_update_slice(&f->c, UID, &k, &f->e), 0);
-        assert_tree(f->root, f->pid, "user.slice/", SLICE "/", SLICE "/cpu.idle = 0\\n",
-                    SLICE "/cpu.weight = 300\\n", SLICE "/cpu.max = 50000 100000\\n");
+        assert_tree(f->root, f->pid, "user.slice/", SLICE "/", SLICE "/cpu.idle = 0\\n", SLICE "/cpu.weight = 300\\n",
+                    SLICE "/cpu.max = 50000 100000\\n");
 }
 
 /* ---- session ids ---- */
@@ -297,8 +246,8 @@ static void test_session_ids(void **state) {
                 if (cgfs_open_session(&f->c, UID, id_cases[i].id, f->pid, &k, &s, &f->e) < 0)
                         fail_msg("case %zu: %s", i, f->e.msg);
                 if (strcmp(s.scope, want) != 0)
-                        fail_msg("case %zu: id '%s' gave %s, expected %s", i, strempty(id_cases[i].id),
-                                 s.scope, want);
+                        fail_msg("case %zu: id '%s' gave %s, expected %s", i, strempty(id_cases[i].id), s.scope,
+                                 want);
                 snprintf(rel, sizeof rel, SLICE "/%s/cgroup.procs", want);
                 assert_file(f, rel, f->pidline);
                 cgfs_session_done(&s);
@@ -342,10 +291,10 @@ static void test_open_args(void **state) {
                 const char *parent;
                 bool ok;
         } cases[] = {
-                { NULL, true },   { "", true },    { "a", true },     { "a/b", true },  { "a/b/", true },
-                { "..a", true },  { "a..", true }, { ".x", true },    { "...", true },  { "..", false },
+                { NULL, true },    { "", true },      { "a", true },       { "a/b", true },   { "a/b/", true },
+                { "..a", true },   { "a..", true },   { ".x", true },      { "...", true },   { "..", false },
                 { "../x", false }, { "a/..", false }, { "a/../b", false }, { "/abs", false }, { "/", false },
-                { ".", false },   { "./a", false }, { "a/./b", false }, { "a//b", false },
+                { ".", false },    { "./a", false },  { "a/./b", false },  { "a//b", false },
         };
         Fx *f = *state;
         CgroupLayout l = {};
@@ -389,7 +338,7 @@ static void test_open_args(void **state) {
 /* the caller's umask (su and sudo keep it) decides no mode: directories 0755, files (a test
  * tree's) 0644 */
 static void test_modes_ignore_umask(void **state) {
-        static const char *const dirs[] = { "cpu/user.slice", "cpu/" SLICE, "cpu/" SCOPE,
+        static const char *const dirs[] = { "cpu/user.slice",     "cpu/" SLICE,     "cpu/" SCOPE,
                                             "unified/user.slice", "unified/" SLICE, "unified/" SCOPE };
         Fx *f = *state;
         CpuKernelValues k = W300_Q50;
@@ -408,8 +357,8 @@ static void test_modes_ignore_umask(void **state) {
                 const char *d = strcmp(dirs[i] + strlen(dirs[i]) - 6, ".scope") == 0 ? s.scope : NULL;
 
                 if (d)
-                        snprintf(p, sizeof p, "%s/%.*s/%s", f->root, (int) (strrchr(dirs[i], '/') - dirs[i]),
-                                 dirs[i], d);
+                        snprintf(p, sizeof p, "%s/%.*s/%s", f->root, (int) (strrchr(dirs[i], '/') - dirs[i]), dirs[i],
+                                 d);
                 else
                         fx_path(f, dirs[i], p, sizeof p);
                 assert_int_equal(lstat(p, &st), 0);
@@ -438,12 +387,8 @@ static void test_modes_ignore_umask(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                T(test_open_session),
-                T(test_apply_and_update_slice),
-                T(test_update_slice_unified),
-                T(test_session_ids),
-                T(test_session_pam_suffix),
-                T(test_open_args),
+                T(test_open_session),       T(test_apply_and_update_slice), T(test_update_slice_unified),
+                T(test_session_ids),        T(test_session_pam_suffix),     T(test_open_args),
                 T(test_modes_ignore_umask),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

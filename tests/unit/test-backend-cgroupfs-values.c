@@ -33,12 +33,18 @@ static void test_reapply(void **state) {
                 const char *files[3];
                 const char *first[3], *second[3];
         } cases[] = {
-                { TL_UNIFIED, { SLICE "/cpu.weight", SLICE "/cpu.max", SLICE "/cpu.idle" },
-                  { "300\n", "50000 100000\n", "0\n" }, { "100\n", "max 100000\n", "0\n" } },
-                { TL_LEGACY, { V1 "/cpu.shares", V1 "/cpu.cfs_quota_us", V1 "/cpu.cfs_period_us" },
-                  { "3072\n", "50000\n", "100000\n" }, { "1024\n", "-1\n", "100000\n" } },
-                { TL_HYBRID, { V1 "/cpu.shares", V1 "/cpu.cfs_quota_us", V1 "/cpu.cfs_period_us" },
-                  { "3072\n", "50000\n", "100000\n" }, { "1024\n", "-1\n", "100000\n" } },
+                { TL_UNIFIED,
+                  { SLICE "/cpu.weight", SLICE "/cpu.max", SLICE "/cpu.idle" },
+                  { "300\n", "50000 100000\n", "0\n" },
+                  { "100\n", "max 100000\n", "0\n" } },
+                { TL_LEGACY,
+                  { V1 "/cpu.shares", V1 "/cpu.cfs_quota_us", V1 "/cpu.cfs_period_us" },
+                  { "3072\n", "50000\n", "100000\n" },
+                  { "1024\n", "-1\n", "100000\n" } },
+                { TL_HYBRID,
+                  { V1 "/cpu.shares", V1 "/cpu.cfs_quota_us", V1 "/cpu.cfs_period_us" },
+                  { "3072\n", "50000\n", "100000\n" },
+                  { "1024\n", "-1\n", "100000\n" } },
         };
         Fx *f = *state;
 
@@ -65,8 +71,8 @@ static void test_reapply(void **state) {
 /* A second login with the same values writes no setting: they are read and found equal. */
 static void test_reapply_unchanged_writes_nothing(void **state) {
         static const TestLayout tls[] = { TL_UNIFIED, TL_LEGACY, TL_HYBRID };
-        static const char *const files[] = { "cpu.idle", "cpu.weight", "cpu.max", "cpu.shares", "cpu.cfs_period_us",
-                                             "cpu.cfs_quota_us" };
+        static const char *const files[] = { "cpu.idle",   "cpu.weight",        "cpu.max",
+                                             "cpu.shares", "cpu.cfs_period_us", "cpu.cfs_quota_us" };
         Fx *f = *state;
 
         for (size_t i = 0; i < ELEMENTSOF(tls); i++) {

@@ -199,21 +199,21 @@ static void test_scan_line_escaped(void **state) {
 #define COMOUNT "25 31 0:22 / @ROOT@/cpu,cpuacct rw,nosuid shared:8 - cgroup cgroup rw,cpu,cpuacct\n"
 #define UNIFIED "41 31 0:38 / @ROOT@/unified rw,relatime - cgroup2 cgroup2 rw\n"
 #define ROOT2 "26 24 0:23 / @ROOT@ rw,nosuid,nodev shared:4 - cgroup2 cgroup2 rw,nsdelegate\n"
-#define OTHERS                                                                     \
-        "34 31 0:31 / @ROOT@/cpuset rw,relatime - cgroup cgroup rw,cpuset\n"       \
-        "35 31 0:32 / @ROOT@/memory rw,relatime - cgroup cgroup rw,memory\n"       \
+#define OTHERS                                                                                                       \
+        "34 31 0:31 / @ROOT@/cpuset rw,relatime - cgroup cgroup rw,cpuset\n"                                         \
+        "35 31 0:32 / @ROOT@/memory rw,relatime - cgroup cgroup rw,memory\n"                                         \
         "40 31 0:37 / @ROOT@/systemd rw,relatime - cgroup cgroup rw,name=systemd\n"
-#define NOISE                                                                      \
-        "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"                   \
-        "23 22 0:21 / /sys rw,nosuid - sysfs sysfs rw\n"                           \
-        "this line is garbage\n"                                                   \
-        "\n"                                                                       \
-        "1 2 3 - cgroup2 cgroup2\n"                                                \
-        "70 31 0:29 / @ROOT@/cpu/deeper rw - cgroup cgroup rw,cpu\n"               \
-        "71 31 0:38 / @ROOT@/unified/deeper rw - cgroup2 cgroup2 rw\n"             \
-        "72 23 0:29 / @ROOT@foo rw - cgroup2 cgroup2 rw\n"                         \
-        "73 23 0:29 / @ROOT@foo/cpu rw - cgroup cgroup rw,cpu\n"                   \
-        "74 23 0:29 / @ROOT@cpu rw - cgroup cgroup rw,cpu\n"                       \
+#define NOISE                                                                                                        \
+        "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"                                                    \
+        "23 22 0:21 / /sys rw,nosuid - sysfs sysfs rw\n"                                                             \
+        "this line is garbage\n"                                                                                     \
+        "\n"                                                                                                         \
+        "1 2 3 - cgroup2 cgroup2\n"                                                                                  \
+        "70 31 0:29 / @ROOT@/cpu/deeper rw - cgroup cgroup rw,cpu\n"                                                 \
+        "71 31 0:38 / @ROOT@/unified/deeper rw - cgroup2 cgroup2 rw\n"                                               \
+        "72 23 0:29 / @ROOT@foo rw - cgroup2 cgroup2 rw\n"                                                           \
+        "73 23 0:29 / @ROOT@foo/cpu rw - cgroup cgroup rw,cpu\n"                                                     \
+        "74 23 0:29 / @ROOT@cpu rw - cgroup cgroup rw,cpu\n"                                                         \
         "75 23 0:29 / @ROOT@unified rw - cgroup2 cgroup2 rw\n"
 
 typedef struct DetectCase {
@@ -236,27 +236,27 @@ static const DetectCase detect_cases[] = {
           .kind = CGROUP_LAYOUT_HYBRID, .cpu = "cpu", .acct = "unified", .acct_v2 = true },
         { "hybrid, unified listed first", UNIFIED TMPFS CPUACCT CPU, .r = 0, .kind = CGROUP_LAYOUT_HYBRID,
           .cpu = "cpu", .acct = "unified", .acct_v2 = true },
-        { "hybrid with noise", NOISE TMPFS CPU NOISE CPUACCT UNIFIED NOISE, .r = 0,
-          .kind = CGROUP_LAYOUT_HYBRID, .cpu = "cpu", .acct = "unified", .acct_v2 = true },
+        { "hybrid with noise", NOISE TMPFS CPU NOISE CPUACCT UNIFIED NOISE, .r = 0, .kind = CGROUP_LAYOUT_HYBRID,
+          .cpu = "cpu", .acct = "unified", .acct_v2 = true },
         { "hybrid, trailing slash on root", TMPFS CPU CPUACCT UNIFIED, .rootsuffix = "/", .r = 0,
           .kind = CGROUP_LAYOUT_HYBRID, .cpu = "cpu", .acct = "unified", .acct_v2 = true },
-        { "hybrid, two trailing slashes", TMPFS CPU UNIFIED, .rootsuffix = "//", .r = 0,
-          .kind = CGROUP_LAYOUT_HYBRID, .cpu = "cpu", .acct = "unified", .acct_v2 = true },
+        { "hybrid, two trailing slashes", TMPFS CPU UNIFIED, .rootsuffix = "//", .r = 0, .kind = CGROUP_LAYOUT_HYBRID,
+          .cpu = "cpu", .acct = "unified", .acct_v2 = true },
         { "hybrid, escaped space in the root", TMPFS CPU CPUACCT UNIFIED, .rootname = "cg root", .r = 0,
           .kind = CGROUP_LAYOUT_HYBRID, .cpu = "cpu", .acct = "unified", .acct_v2 = true },
-        { "hybrid, escaped tab and backslash in the root", TMPFS CPU UNIFIED, .rootname = "cg\t\\root",
-          .r = 0, .kind = CGROUP_LAYOUT_HYBRID, .cpu = "cpu", .acct = "unified", .acct_v2 = true },
+        { "hybrid, escaped tab and backslash in the root", TMPFS CPU UNIFIED, .rootname = "cg\t\\root", .r = 0,
+          .kind = CGROUP_LAYOUT_HYBRID, .cpu = "cpu", .acct = "unified", .acct_v2 = true },
         { "legacy co-mount: no mirror", TMPFS COMOUNT OTHERS, .r = 0, .kind = CGROUP_LAYOUT_LEGACY,
           .cpu = "cpu,cpuacct" },
         { "co-mount plus unified: hybrid, still no mirror", TMPFS COMOUNT OTHERS UNIFIED, .r = 0,
           .kind = CGROUP_LAYOUT_HYBRID, .cpu = "cpu,cpuacct" },
         { "legacy, separate cpuacct mirrored", TMPFS CPU CPUACCT OTHERS, .r = 0, .kind = CGROUP_LAYOUT_LEGACY,
           .cpu = "cpu", .acct = "cpuacct" },
-        { "legacy, cpuacct listed first", TMPFS CPUACCT CPU, .r = 0, .kind = CGROUP_LAYOUT_LEGACY,
-          .cpu = "cpu", .acct = "cpuacct" },
+        { "legacy, cpuacct listed first", TMPFS CPUACCT CPU, .r = 0, .kind = CGROUP_LAYOUT_LEGACY, .cpu = "cpu",
+          .acct = "cpuacct" },
         { "legacy, cpu only", TMPFS CPU, .r = 0, .kind = CGROUP_LAYOUT_LEGACY, .cpu = "cpu" },
-        { "unified with cpu", NOISE ROOT2, .controllers = "cpuset cpu io memory hugetlb pids rdma misc\n",
-          .r = 0, .kind = CGROUP_LAYOUT_UNIFIED, .cpu = "", .cpu_v2 = true },
+        { "unified with cpu", NOISE ROOT2, .controllers = "cpuset cpu io memory hugetlb pids rdma misc\n", .r = 0,
+          .kind = CGROUP_LAYOUT_UNIFIED, .cpu = "", .cpu_v2 = true },
         { "unified, cpu the only controller, no newline", ROOT2, .controllers = "cpu", .r = 0,
           .kind = CGROUP_LAYOUT_UNIFIED, .cpu = "", .cpu_v2 = true },
         { "unified, trailing slash", ROOT2, .rootsuffix = "/", .controllers = "memory cpu\n", .r = 0,
@@ -271,11 +271,9 @@ static const DetectCase detect_cases[] = {
           .msg = "/cgroup.controllers: No such file or directory" },
         { "no cpu anywhere", TMPFS CPUACCT OTHERS UNIFIED, .r = -ENODEV,
           .msg = "no cgroup hierarchy with the cpu controller is mounted below " },
-        { "only deeper and lookalike mounts", NOISE, .r = -ENODEV,
-          .msg = "no cgroup hierarchy with the cpu" },
+        { "only deeper and lookalike mounts", NOISE, .r = -ENODEV, .msg = "no cgroup hierarchy with the cpu" },
         { "empty mount table", "", .r = -ENODEV, .msg = "no cgroup hierarchy with the cpu" },
-        { "name=cpu is not the cpu controller",
-          TMPFS "40 31 0:37 / @ROOT@/cpu rw - cgroup cgroup rw,name=cpu\n",
+        { "name=cpu is not the cpu controller", TMPFS "40 31 0:37 / @ROOT@/cpu rw - cgroup cgroup rw,name=cpu\n",
           .r = -ENODEV, .msg = "no cgroup hierarchy with the cpu" },
 };
 
@@ -390,12 +388,14 @@ static void test_favordynmods(void **state) {
                 { TMPFS CPU CPUACCT UNIFIED, 0 },
                 { TMPFS "32 31 0:29 / @ROOT@/cpu rw - cgroup cgroup rw,cpu,favordynmods\n" CPUACCT UNIFIED, 0 },
                 { TMPFS "32 31 0:29 / @ROOT@/cpu rw - cgroup cgroup rw,cpu,favordynmods\n" CPUACCT
-                  "41 31 0:38 / @ROOT@/unified rw - cgroup2 cgroup2 rw,favordynmods\n", 1 },
+                        "41 31 0:38 / @ROOT@/unified rw - cgroup2 cgroup2 rw,favordynmods\n",
+                  1 },
                 { "26 24 0:23 / @ROOT@ rw - cgroup2 cgroup2 rw,nsdelegate,favordynmods\n", 1 },
                 { ROOT2, 0 },
                 /* another mount's option counts for nothing */
                 { "26 24 0:23 / @ROOT@ rw - cgroup2 cgroup2 rw\n"
-                  "27 24 0:24 / @ROOT@/other rw - cgroup cgroup rw,favordynmods\n", 0 },
+                  "27 24 0:24 / @ROOT@/other rw - cgroup cgroup rw,favordynmods\n",
+                  0 },
         };
         Fx *f = *state;
         char root[600];
@@ -408,7 +408,8 @@ static void test_favordynmods(void **state) {
 
                 write_mountinfo(f->mountinfo, cases[i].mountinfo, root);
                 assert_int_equal(cgroup_layout_named(root, v2root ? CGROUP_LAYOUT_UNIFIED : CGROUP_LAYOUT_HYBRID, &l,
-                                                     NULL), 0);
+                                                     NULL),
+                                 0);
                 if (cgroup_layout_favordynmods(root, &l, f->mountinfo) != cases[i].want)
                         fail_msg("case %zu: wanted %d", i, cases[i].want);
                 cgroup_layout_done(&l);

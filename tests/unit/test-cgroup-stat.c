@@ -18,12 +18,13 @@ static const struct {
         /* v2, as 6.x writes it */
         { "usage_usec 1500000\nuser_usec 1000000\nsystem_usec 500000\ncore_sched.force_idle_usec 0\n"
           "nr_periods 200\nnr_throttled 15\nthrottled_usec 123456\nnr_bursts 0\nburst_usec 0\n",
-          0, { 1500000, 1000000, 500000, 200, 15, 123456 } },
+          0,
+          { 1500000, 1000000, 500000, 200, 15, 123456 } },
         /* v2 without the cpu controller: usage only */
-        { "usage_usec 42\nuser_usec 40\nsystem_usec 2\n", 0,
-          { 42, 40, 2, CGSTAT_NONE, CGSTAT_NONE, CGSTAT_NONE } },
+        { "usage_usec 42\nuser_usec 40\nsystem_usec 2\n", 0, { 42, 40, 2, CGSTAT_NONE, CGSTAT_NONE, CGSTAT_NONE } },
         /* v1: throttled_time in ns */
-        { "nr_periods 10\nnr_throttled 3\nthrottled_time 2500000\nnr_bursts 0\nburst_time 0\n", 0,
+        { "nr_periods 10\nnr_throttled 3\nthrottled_time 2500000\nnr_bursts 0\nburst_time 0\n",
+          0,
           { CGSTAT_NONE, CGSTAT_NONE, CGSTAT_NONE, 10, 3, 2500 } },
         /* no trailing newline, odd spacing */
         { "nr_periods  7\nnr_throttled\t1", 0, { CGSTAT_NONE, CGSTAT_NONE, CGSTAT_NONE, 7, 1, CGSTAT_NONE } },
@@ -32,7 +33,9 @@ static const struct {
         { "usage_usec 99999999999999999999999\n", -EINVAL, {} },
         { "usage_usec 12x\n", -EINVAL, {} },
         /* unknown keys with odd values are not our business */
-        { "future_key what\nnr_periods 1\n", 0, { CGSTAT_NONE, CGSTAT_NONE, CGSTAT_NONE, 1, CGSTAT_NONE, CGSTAT_NONE } },
+        { "future_key what\nnr_periods 1\n",
+          0,
+          { CGSTAT_NONE, CGSTAT_NONE, CGSTAT_NONE, 1, CGSTAT_NONE, CGSTAT_NONE } },
 };
 
 static void test_cpu_stat(void **state) {
@@ -155,10 +158,10 @@ static void test_procs(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_cpu_stat),        cmocka_unit_test(test_cpuacct_usage),
-                cmocka_unit_test(test_pressure),        cmocka_unit_test(test_pressure_total),
-                cmocka_unit_test(test_single_numbers),
-                cmocka_unit_test(test_cpu_max_roundtrip), cmocka_unit_test(test_procs),
+                cmocka_unit_test(test_cpu_stat),       cmocka_unit_test(test_cpuacct_usage),
+                cmocka_unit_test(test_pressure),       cmocka_unit_test(test_pressure_total),
+                cmocka_unit_test(test_single_numbers), cmocka_unit_test(test_cpu_max_roundtrip),
+                cmocka_unit_test(test_procs),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

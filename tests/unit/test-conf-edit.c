@@ -107,15 +107,14 @@ static void test_create_and_merge(void **state) {
         assert_int_equal(st.st_mode & 07777, 0600);
 
         set(dir, "@students", "CPUQuota=50%", "CPUWeight=idle");
-        set(dir, "alice", "CPUQuota=200%", NULL);      /* merged into alice's line */
-        set(dir, "alice", "CPUWeight=300", NULL);      /* replaces the value */
+        set(dir, "alice", "CPUQuota=200%", NULL); /* merged into alice's line */
+        set(dir, "alice", "CPUWeight=300", NULL); /* replaces the value */
         set(dir, "1000:1999", "CPUQuotaPeriodSec=50ms", NULL);
         set(dir, "*", "CPUSlice=no", NULL);
-        expect_file(dir, HEADER
-                    "alice CPUWeight=300 CPUQuota=200%\n"
-                    "@students CPUWeight=idle CPUQuota=50%\n"
-                    "1000:1999 CPUQuotaPeriodSec=50ms\n"
-                    "* CPUSlice=no\n");
+        expect_file(dir, HEADER "alice CPUWeight=300 CPUQuota=200%\n"
+                                "@students CPUWeight=idle CPUQuota=50%\n"
+                                "1000:1999 CPUQuotaPeriodSec=50ms\n"
+                                "* CPUSlice=no\n");
         /* only the file and the lock file: no temp files left behind */
         assert_int_equal(count_entries(dir), 2);
 }
@@ -208,11 +207,10 @@ static void test_hand_edits_kept(void **state) {
                          0);
         /* the last line for the domain takes the value; the earlier duplicate loses it */
         set(dir, "alice", "CPUWeight=500", NULL);
-        expect_file(dir, HEADER
-                    "# my notes\n"
-                    "this line is broken\n"
-                    "\n"
-                    "alice CPUWeight=500 CPUQuota=10%\n");
+        expect_file(dir, HEADER "# my notes\n"
+                                "this line is broken\n"
+                                "\n"
+                                "alice CPUWeight=500 CPUQuota=10%\n");
 }
 
 /* a hand-edited line with a bad setting still gives its good ones, so set and unset edit it
@@ -462,10 +460,12 @@ static void test_refuses_what_the_module_refuses(void **state) {
 int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
         const struct CMUnitTest tests[] = {
-                T(test_create_and_merge),     T(test_result_loads_cleanly), T(test_invalid_changes_nothing),
-                T(test_unset),                T(test_hand_edits_kept),      T(test_failed_write_keeps_old),
-                T(test_concurrent_sets),      T(test_refuses_what_the_module_refuses),
-                T(test_skipped_settings),     T(test_no_dropin_no_lock_file), T(test_lock_while_lock_files_go),
+                T(test_create_and_merge),         T(test_result_loads_cleanly),
+                T(test_invalid_changes_nothing),  T(test_unset),
+                T(test_hand_edits_kept),          T(test_failed_write_keeps_old),
+                T(test_concurrent_sets),          T(test_refuses_what_the_module_refuses),
+                T(test_skipped_settings),         T(test_no_dropin_no_lock_file),
+                T(test_lock_while_lock_files_go),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

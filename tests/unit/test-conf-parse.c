@@ -51,7 +51,9 @@ static void test_settings(void **state) {
         ConfSkips sk = {};
 
         assert_int_equal(conf_parse_line("  alice\tCPUWeight=idle  CPUQuota=12.5% CPUQuotaPeriodSec=20ms "
-                                         "CPUSlice=yes # a comment", &r, &sk), 0);
+                                         "CPUSlice=yes # a comment",
+                                         &r, &sk),
+                         0);
         assert_int_equal(r.mask, 0xf);
         assert_int_equal(r.weight, CPU_WEIGHT_IDLE);
         assert_int_equal(r.quota_per_sec, 125000);
@@ -158,7 +160,7 @@ static void test_setting_skipped(void **state) {
                 const char *line;
                 unsigned mask;
                 const char *text;
-                const char *reason;     /* of the one skipped setting */
+                const char *reason; /* of the one skipped setting */
                 const char *token;
                 int setting;
         } t[] = {
@@ -311,11 +313,15 @@ static void test_buffer_long_line_skipped(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_domains),   cmocka_unit_test(test_settings),
-                cmocka_unit_test(test_errors),    cmocka_unit_test(test_errors_quote_no_secret),
-                cmocka_unit_test(test_setting_skipped), cmocka_unit_test(test_setting_skipped_values),
+                cmocka_unit_test(test_domains),
+                cmocka_unit_test(test_settings),
+                cmocka_unit_test(test_errors),
+                cmocka_unit_test(test_errors_quote_no_secret),
+                cmocka_unit_test(test_setting_skipped),
+                cmocka_unit_test(test_setting_skipped_values),
                 cmocka_unit_test(test_long_line),
-                cmocka_unit_test(test_buffer),    cmocka_unit_test(test_buffer_setting_skipped),
+                cmocka_unit_test(test_buffer),
+                cmocka_unit_test(test_buffer_setting_skipped),
                 cmocka_unit_test(test_buffer_long_line_skipped),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

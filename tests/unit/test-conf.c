@@ -96,7 +96,8 @@ static void test_bad_line_rest_applies(void **state) {
         Fx *f = *state;
 
         assert_int_equal(write_file(f->dir, "cpuslice.conf", "* CPUWeight=1\nalice CPUQuota=5\nbob CPUWeight=9\n",
-                                    0644), 0);
+                                    0644),
+                         0);
         assert_int_equal(conf_load(&f->rs, &f->paths, CONF_PERMS_ENFORCE, &f->d), 0);
         assert_int_equal(f->rs.n, 2);
         assert_int_equal(f->d.n, 1);

@@ -15,10 +15,12 @@ static void test_weight_parse(void **state) {
                 int r;
                 uint64_t v;
         } t[] = {
-                { "1", 0, 1 },         { "100", 0, 100 },  { "10000", 0, 10000 }, { "idle", 0, CPU_WEIGHT_IDLE },
-                { "0", -ERANGE, 0 },   { "10001", -ERANGE, 0 }, { "-1", -EINVAL, 0 }, { "", -EINVAL, 0 },
-                { "1e3", -EINVAL, 0 }, { " 5", -EINVAL, 0 }, { "IDLE", -EINVAL, 0 },
-                { "99999999999999999999999", -ERANGE, 0 },
+                { "1", 0, 1 },          { "100", 0, 100 },
+                { "10000", 0, 10000 },  { "idle", 0, CPU_WEIGHT_IDLE },
+                { "0", -ERANGE, 0 },    { "10001", -ERANGE, 0 },
+                { "-1", -EINVAL, 0 },   { "", -EINVAL, 0 },
+                { "1e3", -EINVAL, 0 },  { " 5", -EINVAL, 0 },
+                { "IDLE", -EINVAL, 0 }, { "99999999999999999999999", -ERANGE, 0 },
         };
         for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
                 uint64_t v = 12345;
@@ -34,12 +36,24 @@ static void test_quota_parse(void **state) {
                 int r;
                 uint64_t v;
         } t[] = {
-                { "50%", 0, 500000 },     { "12.5%", 0, 125000 },  { "250%", 0, 2500000 },
-                { "0.5%", 0, 5000 },      { "0.01%", 0, 100 },     { "100%", 0, 1000000 },
-                { "1000000%", 0, UINT64_C(10000000000) },          { "infinity", 0, CPU_QUOTA_INFINITY },
-                { "0%", -ERANGE, 0 },     { "0.00%", -ERANGE, 0 }, { "1000000.01%", -ERANGE, 0 },
-                { "12.345%", -EINVAL, 0 }, { "50", -EINVAL, 0 },   { "%", -EINVAL, 0 },
-                { "-5%", -EINVAL, 0 },    { ".5%", -EINVAL, 0 },   { "5.%", -EINVAL, 0 }, { "5 %", -EINVAL, 0 },
+                { "50%", 0, 500000 },
+                { "12.5%", 0, 125000 },
+                { "250%", 0, 2500000 },
+                { "0.5%", 0, 5000 },
+                { "0.01%", 0, 100 },
+                { "100%", 0, 1000000 },
+                { "1000000%", 0, UINT64_C(10000000000) },
+                { "infinity", 0, CPU_QUOTA_INFINITY },
+                { "0%", -ERANGE, 0 },
+                { "0.00%", -ERANGE, 0 },
+                { "1000000.01%", -ERANGE, 0 },
+                { "12.345%", -EINVAL, 0 },
+                { "50", -EINVAL, 0 },
+                { "%", -EINVAL, 0 },
+                { "-5%", -EINVAL, 0 },
+                { ".5%", -EINVAL, 0 },
+                { "5.%", -EINVAL, 0 },
+                { "5 %", -EINVAL, 0 },
         };
         for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
                 uint64_t v = 0;
@@ -57,10 +71,10 @@ static void test_period_parse(void **state) {
                 int r;
                 uint64_t v;
         } t[] = {
-                { "100ms", 0, 100000 }, { "1ms", 0, 1000 },   { "1s", 0, 1000000 },   { "1000us", 0, 1000 },
-                { "250msec", 0, 250000 }, { "0.5s", 0, 500000 }, { "1", 0, 1000000 }, { "1.5ms", 0, 1500 },
-                { "999us", -ERANGE, 0 }, { "2s", -ERANGE, 0 }, { "0ms", -ERANGE, 0 }, { "1001ms", -ERANGE, 0 },
-                { "10m", -EINVAL, 0 },  { "ms", -EINVAL, 0 }, { "", -EINVAL, 0 },     { "1.0001s", -EINVAL, 0 },
+                { "100ms", 0, 100000 },   { "1ms", 0, 1000 },    { "1s", 0, 1000000 },  { "1000us", 0, 1000 },
+                { "250msec", 0, 250000 }, { "0.5s", 0, 500000 }, { "1", 0, 1000000 },   { "1.5ms", 0, 1500 },
+                { "999us", -ERANGE, 0 },  { "2s", -ERANGE, 0 },  { "0ms", -ERANGE, 0 }, { "1001ms", -ERANGE, 0 },
+                { "10m", -EINVAL, 0 },    { "ms", -EINVAL, 0 },  { "", -EINVAL, 0 },    { "1.0001s", -EINVAL, 0 },
                 { "5 ms", -EINVAL, 0 },
         };
         for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
@@ -123,7 +137,7 @@ static void test_quota_to_kernel(void **state) {
         check_kernel("100%", "10ms", "10000 10000\n", false);
         check_kernel("250%", "1s", "2500000 1000000\n", false);
         check_kernel("250%", "1ms", "2500 1000\n", false);
-        check_kernel_raised("0.05%", NULL, "1000 1000000\n", true, true); /* wants 2 s, clamped to 1 s */
+        check_kernel_raised("0.05%", NULL, "1000 1000000\n", true, true);  /* wants 2 s, clamped to 1 s */
         check_kernel_raised("0.01%", "1s", "1000 1000000\n", false, true); /* raised to the 1 ms minimum */
         check_kernel_raised("0.05%", "1s", "1000 1000000\n", false, true);
         check_kernel("infinity", NULL, "max 100000\n", false);
@@ -188,10 +202,10 @@ static void test_format(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_weight_parse),     cmocka_unit_test(test_quota_parse),
-                cmocka_unit_test(test_period_parse),     cmocka_unit_test(test_shares_translation),
-                cmocka_unit_test(test_quota_to_kernel),  cmocka_unit_test(test_kernel_weight),
-                cmocka_unit_test(test_cpu_max_parse),    cmocka_unit_test(test_format),
+                cmocka_unit_test(test_weight_parse),    cmocka_unit_test(test_quota_parse),
+                cmocka_unit_test(test_period_parse),    cmocka_unit_test(test_shares_translation),
+                cmocka_unit_test(test_quota_to_kernel), cmocka_unit_test(test_kernel_weight),
+                cmocka_unit_test(test_cpu_max_parse),   cmocka_unit_test(test_format),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

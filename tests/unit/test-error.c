@@ -76,7 +76,7 @@ static void test_prefix(void **state) {
                                    "Device or resource busy");
 
         /* nothing recorded: the prefix alone, and code stays 0 (the text is still strerror's) */
-        e = (CsError){};
+        e = (CsError) {};
         assert_int_equal(cs_error_prefix(&e, "ctx: "), 0);
         assert_string_equal(e.msg, "ctx: ");
         assert_string_equal(cs_error_text(&e, -EIO), "Input/output error");

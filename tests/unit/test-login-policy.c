@@ -39,7 +39,7 @@ static int setup(void **state) {
         snprintf(f->run, sizeof f->run, "%s/run.d", f->dir);
         if (mkdir(f->dropin, 0755) < 0 || mkdir(f->run, 0755) < 0)
                 return -1;
-        f->paths = (ConfPaths){ f->main, f->dropin, f->run };
+        f->paths = (ConfPaths) { f->main, f->dropin, f->run };
         *state = f;
         return 0;
 }
@@ -77,7 +77,7 @@ static const char *decide(Fx *f, const char *name, uid_t uid, const char *const 
         return login_skip_reason(&res);
 }
 
-#define GROUPS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define GROUPS(...) ((const char *const[]) { __VA_ARGS__, NULL })
 
 static void test_skip_reason(void **state) {
         Resolved none = { .matched = false, .slice = true }, no = { .matched = true, .slice = false },
@@ -125,7 +125,7 @@ static void test_decisions(void **state) {
 
         /* without that line root is left alone; and with no * line, so is everyone unnamed */
         ruleset_done(&f->rs);
-        f->rs = (RuleSet){};
+        f->rs = (RuleSet) {};
         assert_int_equal(write_file(f->dropin, "10-root.conf", "# nothing for root\n", 0644), 0);
         assert_int_equal(write_file(f->dir, "cpuslice.conf", "@staff CPUWeight=300\n", 0644), 0);
         assert_int_equal(login_config_load(&f->rs, &f->paths, &f->d), 0);
@@ -179,7 +179,7 @@ static void test_refused_file(void **state) {
         assert_int_equal(chmod(path, 0644), 0);
         ruleset_done(&f->rs);
         diag_list_done(&f->d);
-        f->rs = (RuleSet){};
+        f->rs = (RuleSet) {};
         assert_int_equal(login_config_load(&f->rs, &f->paths, &f->d), -EPERM);
         assert_non_null(strstr(msg(f, f->d.n - 1), "run.d: directory is writable by others (mode 0777); refused"));
 }

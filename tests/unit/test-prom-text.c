@@ -30,20 +30,20 @@ static const struct {
         { "a\rb\tc", "a" FFFD "b" FFFD "c" },
         { "\x1b[31mred", FFFD "[31mred" },
         { "\x01\x7f", FFFD FFFD },
-        { "c1\xc2\x85", "c1" FFFD },           /* U+0085 NEL, a C1 control */
+        { "c1\xc2\x85", "c1" FFFD }, /* U+0085 NEL, a C1 control */
         /* well-formed UTF-8 is kept */
-        { "jos\xc3\xa9", "jos\xc3\xa9" },       /* é */
-        { "\xe2\x82\xac", "\xe2\x82\xac" },     /* € */
+        { "jos\xc3\xa9", "jos\xc3\xa9" },           /* é */
+        { "\xe2\x82\xac", "\xe2\x82\xac" },         /* € */
         { "\xf0\x9f\x90\xa7", "\xf0\x9f\x90\xa7" }, /* U+1F427 */
         /* ill-formed UTF-8: each offending byte becomes U+FFFD */
         { "\xff", FFFD },
-        { "a\xc3", "a" FFFD },                   /* truncated at the end */
-        { "\xc3(", FFFD "(" },                   /* bad continuation */
-        { "\xc0\xaf", FFFD FFFD },               /* overlong '/' */
-        { "\xe0\x80\xaf", FFFD FFFD FFFD },      /* overlong, 3 bytes */
-        { "\xed\xa0\x80", FFFD FFFD FFFD },      /* a surrogate */
+        { "a\xc3", "a" FFFD },                       /* truncated at the end */
+        { "\xc3(", FFFD "(" },                       /* bad continuation */
+        { "\xc0\xaf", FFFD FFFD },                   /* overlong '/' */
+        { "\xe0\x80\xaf", FFFD FFFD FFFD },          /* overlong, 3 bytes */
+        { "\xed\xa0\x80", FFFD FFFD FFFD },          /* a surrogate */
         { "\xf4\x90\x80\x80", FFFD FFFD FFFD FFFD }, /* above U+10FFFF */
-        { "\x80q", FFFD "q" },                   /* a lone continuation byte */
+        { "\x80q", FFFD "q" },                       /* a lone continuation byte */
 };
 
 static void test_escape(void **state) {

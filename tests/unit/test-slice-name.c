@@ -84,7 +84,7 @@ static void test_path_in_slice(void **state) {
                 { "/user.slice/user-1001.slicex/x", "user.slice", 1001, false },
                 { "/user.slice/user-1002.slice/user@1002.service/app.slice/user-1001.slice/x", "user.slice", 1001,
                   false },
-                { "/x/user.slice/user-1001.slice/s", "user.slice", 1001, false },   /* exactly a prefix */
+                { "/x/user.slice/user-1001.slice/s", "user.slice", 1001, false }, /* exactly a prefix */
                 { "/p/q/user.slice/user-1001.slice/s", "p/q/user.slice", 1001, true },
                 { "/user.slice/user-1001.slice/s", "p/q/user.slice", 1001, false },
                 /* slices at the root: /user-UID.slice/, and nothing deeper that ends the same way */
@@ -103,10 +103,8 @@ static void test_path_in_slice(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_slice_name),
-                cmocka_unit_test(test_scope_name),
-                cmocka_unit_test(test_name_to_uid),
-                cmocka_unit_test(test_scope_name_valid),
+                cmocka_unit_test(test_slice_name),    cmocka_unit_test(test_scope_name),
+                cmocka_unit_test(test_name_to_uid),   cmocka_unit_test(test_scope_name_valid),
                 cmocka_unit_test(test_path_in_slice),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -55,8 +55,9 @@ static void test_unified(void **state) {
                                      "cpu.stat",
                                      "usage_usec 1500000\nuser_usec 1000000\nsystem_usec 500000\n"
                                      "nr_periods 200\nnr_throttled 15\nthrottled_usec 123456\n",
-                                     "cpu.pressure", "some avg10=3.25 avg60=0 avg300=0 total=9\n"
-                                                     "full avg10=1.00 avg60=0 avg300=0 total=1\n",
+                                     "cpu.pressure",
+                                     "some avg10=3.25 avg60=0 avg300=0 total=9\n"
+                                     "full avg10=1.00 avg60=0 avg300=0 total=1\n",
                                      NULL });
         make(root, "user.slice/user-1001.slice/session-10.scope",
              (const char *const[]) { "cgroup.procs", mypid, NULL });
@@ -223,8 +224,10 @@ static void test_no_user_slice(void **state) {
         cgfs_close(&c);
 }
 
-static const char *const slice_files[] = { "cpu.weight", "200\n", "cpu.max", "max 100000\n", "cpu.stat",
-                                           "usage_usec 700\nuser_usec 600\nsystem_usec 100\n", NULL };
+static const char *const slice_files[] = { "cpu.weight", "200\n",
+                                           "cpu.max",    "max 100000\n",
+                                           "cpu.stat",   "usage_usec 700\nuser_usec 600\nsystem_usec 100\n",
+                                           NULL };
 
 static const SkippedSlice *find_skipped(const SliceList *l, const char *name) {
         for (size_t i = 0; i < l->n_skipped; i++)
@@ -308,7 +311,8 @@ static void read_with_fault(Cgfs *c, Fault ft, SliceReadFlags flags, SliceList *
 
 /* an unreadable control file leaves its figure absent; the slice and the others are still there */
 static void test_unreadable_cpu_stat(void **state) {
-        static const Fault faults[] = { /* EACCES at open, EIO while reading */
+        static const Fault faults[] = {
+                /* EACCES at open, EIO while reading */
                 { OP_OPENAT, "cpu.stat", EACCES, .under = "/user-1001.slice/" },
                 { OP_READ, "cpu.stat", EIO, .under = "/user-1001.slice/" },
         };
@@ -329,7 +333,8 @@ static void test_unreadable_cpu_stat(void **state) {
 
 /* a slice removed while it is read (its last session closed) is not there: not an error, not skipped */
 static void test_vanishes_mid_read(void **state) {
-        static const Fault faults[] = { /* listing its scopes finds the directory gone, or ENODEV */
+        static const Fault faults[] = {
+                /* listing its scopes finds the directory gone, or ENODEV */
                 { OP_OPENAT, ".", ENOENT, .under = "/user-1002.slice/" },
                 { OP_OPENAT, ".", ENODEV, .under = "/user-1002.slice/" },
         };
@@ -354,9 +359,8 @@ static void test_vanishes_mid_read(void **state) {
 int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, scratch_setup, scratch_teardown)
         const struct CMUnitTest tests[] = {
-                T(test_unified), T(test_legacy_with_cpuacct),
-                T(test_hybrid),                     T(test_no_user_slice),
-                T(test_skips_and_goes_on),          T(test_unreadable_cpu_stat),
+                T(test_unified),           T(test_legacy_with_cpuacct), T(test_hybrid),
+                T(test_no_user_slice),     T(test_skips_and_goes_on),   T(test_unreadable_cpu_stat),
                 T(test_vanishes_mid_read),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

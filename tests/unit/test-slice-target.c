@@ -143,7 +143,7 @@ static void test_open_refused(void **state) {
                                   .slice_root = cases[i].slice_root,
                                   .layout = CGROUP_LAYOUT_UNIFIED,
                                   .allow_plain_tree = true };
-                f->e = (CsError){};
+                f->e = (CsError) {};
                 assert_int_equal(slice_target_open_cgfs(&t, NULL, &f->c, &f->e), cases[i].r);
                 if (!strstr(f->e.msg, cases[i].msg))
                         fail_msg("case %zu: '%s' lacks '%s'", i, f->e.msg, cases[i].msg);

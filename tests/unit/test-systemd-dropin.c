@@ -26,10 +26,11 @@ static uint64_t value_of(const char *text, BusProp p) {
 
 static void test_buffer(void **state) {
         /* what SetUnitProperties writes, byte for byte */
-        static const char set_property[] = "# This is a drop-in unit file extension, created via \"systemctl set-property\"\n"
-                                           "# or an equivalent operation. Do not edit.\n"
-                                           "[Slice]\n"
-                                           "CPUQuota=30%\n";
+        static const char set_property[] =
+                "# This is a drop-in unit file extension, created via \"systemctl set-property\"\n"
+                "# or an equivalent operation. Do not edit.\n"
+                "[Slice]\n"
+                "CPUQuota=30%\n";
 
         assert_int_equal(value_of(set_property, BUS_PROP_QUOTA), 300000);
         assert_int_equal(value_of(set_property, BUS_PROP_WEIGHT), 12345); /* untouched: not there */

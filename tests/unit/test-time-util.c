@@ -59,7 +59,7 @@ static void test_parse_sec(void **state) {
                         fail_msg("'%s': %d, expected %d", cases[i].in, r, cases[i].r);
                 assert_int_equal(v, r == 0 ? cases[i].usec : 4242); /* set only on success */
         }
-        assert_int_equal(parse_sec(NULL, &(uint64_t){ 0 }), -EINVAL);
+        assert_int_equal(parse_sec(NULL, &(uint64_t) { 0 }), -EINVAL);
 }
 
 int main(void) {

@@ -18,9 +18,9 @@
 static void test_check(void **state) {
         const char *root = *state;
         static const struct {
-                const char *name;       /* "d" a directory, else a file */
+                const char *name; /* "d" a directory, else a file */
                 mode_t mode;
-                uid_t owner;            /* (uid_t) -1: leave as made (the euid) */
+                uid_t owner; /* (uid_t) -1: leave as made (the euid) */
                 mode_t type;
                 int want;
                 const char *why;

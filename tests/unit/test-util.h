@@ -98,13 +98,13 @@ static inline int write_file(const char *dir, const char *name, const char *text
 }
 
 /* Tests that need root skip elsewhere, but fail where every tier must run (CI). */
-#define REQUIRE_ROOT()                                                                         \
-        do {                                                                                   \
-                if (geteuid() != 0) {                                                          \
-                        if (getenv("CPUSLICE_REQUIRE_ALL"))                                    \
-                                fail_msg("needs root, and CPUSLICE_REQUIRE_ALL is set");       \
-                        skip();                                                                \
-                }                                                                              \
+#define REQUIRE_ROOT()                                                                                               \
+        do {                                                                                                         \
+                if (geteuid() != 0) {                                                                                \
+                        if (getenv("CPUSLICE_REQUIRE_ALL"))                                                          \
+                                fail_msg("needs root, and CPUSLICE_REQUIRE_ALL is set");                             \
+                        skip();                                                                                      \
+                }                                                                                                    \
         } while (0)
 
 /* Up to 4 KiB of what fd has left to read, NUL-terminated (a control file, /proc/PID/cgroup). */

@@ -220,6 +220,37 @@ int cgfs_make_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
 
 /* Walks a '/'-separated relative path below dirfd (which it takes over), one openat(O_NOFOLLOW)
  * per component. Existing directories are the common case: open first, mkdir only when missing. */
+static bool has_controller(Cgfs *c, int fd, const char *controller) {
+        _cleanup_free_ char *list = NULL;
+        size_t n = strlen(controller);
+
+        if (cgfs_read_file(c, fd, "cgroup.controllers", &list, NULL) < 0)
+                return true; /* unknown: the caller's error stands */
+        for (const char *w = list; *w; w += strspn(w, " \n")) {
+                size_t k = strcspn(w, " \n");
+                if (k == n && strncmp(w, controller, n) == 0)
+                        return true;
+                w += k;
+        }
+        return false;
+}
+
+/* The kernel answers "+cpu" with ENOENT both when the cgroup was removed under us (worth another
+ * try) and when cpu is not among its controllers at all (bound to a v1 hierarchy): never worth
+ * one, so that case gets its own error. */
+static int enable_cpu(Cgfs *c, int fd, const char *path, CsError *e) {
+        int r = cgfs_write_file(c, fd, "cgroup.subtree_control", "+cpu\n", e);
+
+        if (r == -ENOENT && !has_controller(c, fd, "cpu"))
+                return cs_error(e, -EOPNOTSUPP,
+                                "the cpu controller is not available below %s (not in its "
+                                "cgroup.controllers: bound to a cgroup v1 hierarchy?)",
+                                path);
+        if (r < 0)
+                return cs_error_prefix(e, "enabling the cpu controller below %s: ", path), r;
+        return 0;
+}
+
 int cgfs_walk(Cgfs *c, int dirfd, const char *path, CgfsWalkFlags flags, CsError *e) {
         _cleanup_close_ int fd = dirfd;
         char name[256];
@@ -239,9 +270,9 @@ int cgfs_walk(Cgfs *c, int dirfd, const char *path, CgfsWalkFlags flags, CsError
                 name[n] = '\0';
                 s += n;
                 if (flags & CGFS_WALK_ENABLE_CPU) {
-                        r = cgfs_write_file(c, fd, "cgroup.subtree_control", "+cpu\n", e);
+                        r = enable_cpu(c, fd, path, e);
                         if (r < 0)
-                                return cs_error_prefix(e, "enabling the cpu controller below %s: ", path), r;
+                                return r;
                 }
                 next = cgfs_open_dir(c, fd, name, e);
                 if (next == -ENOENT && (flags & CGFS_WALK_CREATE)) {

@@ -386,6 +386,27 @@ static void test_open_retry_limit(void **state) {
         assert_string_equal(f->e.msg, "cannot open user-1001.slice: Permission denied");
 }
 
+/* v2 without the cpu controller (bound to v1): "+cpu" fails with ENOENT, which is not a cgroup
+ * removed under us, so not tried again */
+static void test_open_no_cpu_controller(void **state) {
+        Fx *f = *state;
+        CpuKernelValues k = W300_Q50;
+        CgfsSession s = {};
+
+        open_tl(f, TL_UNIFIED, "", &fake_ops);
+        put(f, "cgroup.controllers", "memory pids\n");
+        fake_add((Fault) { OP_WRITE, "cgroup.subtree_control", ENOENT });
+        assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), -EOPNOTSUPP);
+        assert_int_equal(count_calls(OP_WRITE, "cgroup.subtree_control", false), 1);
+        assert_non_null(strstr(f->e.msg, "the cpu controller is not available below"));
+        /* with cpu listed, the same answer is a cgroup removed under us: tried again */
+        fake_reset();
+        put(f, "cgroup.controllers", "cpu memory pids\n");
+        fake_add((Fault) { OP_WRITE, "cgroup.subtree_control", ENOENT });
+        assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), -ENOENT);
+        assert_int_equal(count_calls(OP_WRITE, "cgroup.subtree_control", false), 8); /* CGFS_OPEN_ATTEMPTS */
+}
+
 /* A real-time process cannot join a new v1 cpu group (no cpu.rt_runtime_us): a clear message. */
 static void test_open_realtime(void **state) {
         Fx *f = *state;
@@ -437,6 +458,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 T(test_open_faults),
                 T(test_open_retry_limit),
+                T(test_open_no_cpu_controller),
                 T(test_open_realtime),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,49 +13,7 @@
 #include <cmocka.h>
 
 #include "conf.h"
-#include "test-util.h"
-
-typedef struct Fx {
-        char *dir;
-        char main[512], dropin[512], run[512];
-        ConfPaths paths;
-        RuleSet rs;
-        DiagList d;
-} Fx;
-
-static int setup(void **state) {
-        Fx *f = calloc(1, sizeof *f);
-
-        umask(022);
-        f->dir = scratch_dir();
-        if (!f->dir)
-                return -1;
-        snprintf(f->main, sizeof f->main, "%s/cpuslice.conf", f->dir);
-        snprintf(f->dropin, sizeof f->dropin, "%s/cpuslice.d", f->dir);
-        snprintf(f->run, sizeof f->run, "%s/run.d", f->dir);
-        mkdir(f->dropin, 0755);
-        mkdir(f->run, 0755);
-        f->paths = (ConfPaths) { f->main, f->dropin, f->run };
-        *state = f;
-        return 0;
-}
-
-static int teardown(void **state) {
-        Fx *f = *state;
-
-        rm_rf(f->dir);
-        free(f->dir);
-        ruleset_done(&f->rs);
-        diag_list_done(&f->d);
-        free(f);
-        return 0;
-}
-
-static const char *msg(Fx *f, size_t i) {
-        static char buf[1024];
-        assert_true(i < f->d.n);
-        return diag_format(&f->d.items[i], buf, sizeof buf);
-}
+#include "conf-fixture.h"
 
 static void test_missing_everything(void **state) {
         Fx *f = *state;
@@ -101,7 +59,7 @@ static void test_bad_line_rest_applies(void **state) {
         assert_int_equal(conf_load(&f->rs, &f->paths, CONF_PERMS_ENFORCE, &f->d), 0);
         assert_int_equal(f->rs.n, 2);
         assert_int_equal(f->d.n, 1);
-        assert_non_null(strstr(msg(f, 0), "cpuslice.conf:2: bad CPUQuota= value '5'"));
+        assert_non_null(strstr(conf_fx_msg(f, 0), "cpuslice.conf:2: bad CPUQuota= value '5'"));
 }
 
 static void test_world_writable_refused(void **state) {
@@ -112,8 +70,8 @@ static void test_world_writable_refused(void **state) {
         assert_int_equal(conf_load(&f->rs, &f->paths, CONF_PERMS_ENFORCE, &f->d), -EPERM);
         assert_int_equal(f->rs.n, 0);
         assert_int_equal(f->d.n, 2);
-        assert_non_null(strstr(msg(f, 0), "cpuslice.conf: file is writable by others (mode 0666); refused"));
-        assert_non_null(strstr(msg(f, 1), "a.conf: file is writable by its group (mode 0620); refused"));
+        assert_non_null(strstr(conf_fx_msg(f, 0), "cpuslice.conf: file is writable by others (mode 0666); refused"));
+        assert_non_null(strstr(conf_fx_msg(f, 1), "a.conf: file is writable by its group (mode 0620); refused"));
         assert_int_equal(f->d.items[0].level, DIAG_ERROR);
 }
 
@@ -125,7 +83,7 @@ static void test_warn_mode(void **state) {
         assert_int_equal(f->rs.n, 1);
         assert_int_equal(f->d.n, 1);
         assert_int_equal(f->d.items[0].level, DIAG_WARNING);
-        assert_non_null(strstr(msg(f, 0), "(the module would refuse it)"));
+        assert_non_null(strstr(conf_fx_msg(f, 0), "(the module would refuse it)"));
 }
 
 static void test_not_root_owned(void **state) {
@@ -140,8 +98,8 @@ static void test_not_root_owned(void **state) {
         assert_int_equal(conf_load(&f->rs, &f->paths, CONF_PERMS_ENFORCE, &f->d), -EPERM);
         assert_int_equal(f->rs.n, 0);
         assert_int_equal(f->d.n, 2);
-        assert_non_null(strstr(msg(f, 0), "file is owned by uid 65534, not root; refused"));
-        assert_non_null(strstr(msg(f, 1), "run.d: directory is owned by uid 65534, not root; refused"));
+        assert_non_null(strstr(conf_fx_msg(f, 0), "file is owned by uid 65534, not root; refused"));
+        assert_non_null(strstr(conf_fx_msg(f, 1), "run.d: directory is owned by uid 65534, not root; refused"));
         /* the same as warnings for a checkout */
         diag_list_done(&f->d);
         assert_int_equal(conf_load(&f->rs, &f->paths, CONF_PERMS_WARN, &f->d), 0);
@@ -151,7 +109,8 @@ static void test_not_root_owned(void **state) {
         assert_int_equal(chmod(p, 0777), 0);
         diag_list_done(&f->d);
         assert_int_equal(conf_load(&f->rs, &f->paths, CONF_PERMS_ENFORCE, &f->d), -EPERM);
-        assert_non_null(strstr(msg(f, 1), "cpuslice.d: directory is writable by others (mode 0777); refused"));
+        assert_non_null(
+                strstr(conf_fx_msg(f, 1), "cpuslice.d: directory is writable by others (mode 0777); refused"));
 }
 
 static void test_symlink_followed(void **state) {
@@ -177,8 +136,8 @@ static void test_not_regular(void **state) {
         assert_int_equal(conf_load(&f->rs, &f->paths, CONF_PERMS_ENFORCE, &f->d), -EBADFD);
         assert_true(time(NULL) - t0 < 3); /* a FIFO must not block */
         assert_int_equal(f->d.n, 2);
-        assert_non_null(strstr(msg(f, 0), "cpuslice.conf: not a regular file; refused"));
-        assert_non_null(strstr(msg(f, 1), "dir.conf: not a regular file; refused"));
+        assert_non_null(strstr(conf_fx_msg(f, 0), "cpuslice.conf: not a regular file; refused"));
+        assert_non_null(strstr(conf_fx_msg(f, 1), "dir.conf: not a regular file; refused"));
 }
 
 static void test_size_cap(void **state) {
@@ -191,7 +150,7 @@ static void test_size_cap(void **state) {
         close(fd);
         assert_int_equal(write_file(f->dropin, "ok.conf", "* CPUWeight=3\n", 0644), 0);
         assert_int_equal(conf_load(&f->rs, &f->paths, CONF_PERMS_ENFORCE, &f->d), -EFBIG);
-        assert_non_null(strstr(msg(f, 0), "cpuslice.conf: larger than 16 MiB; refused"));
+        assert_non_null(strstr(conf_fx_msg(f, 0), "cpuslice.conf: larger than 16 MiB; refused"));
         /* other files are still read, so every problem is reported */
         assert_int_equal(f->rs.n, 1);
 }
@@ -208,7 +167,7 @@ static void test_exactly_at_cap(void **state) {
         assert_int_equal(conf_load(&f->rs, &f->paths, CONF_PERMS_ENFORCE, &f->d), 0);
         assert_int_equal(f->rs.n, 1);
         assert_int_equal(f->d.n, 1);
-        assert_non_null(strstr(msg(f, 0), ":2: NUL byte in line"));
+        assert_non_null(strstr(conf_fx_msg(f, 0), ":2: NUL byte in line"));
 }
 
 static void test_list_dir(void **state) {
@@ -225,7 +184,7 @@ static void test_list_dir(void **state) {
         assert_int_equal(conf_list_dir("/nonexistent", CONF_PERMS_ENFORCE, &paths, &n, &f->d), -ENOENT);
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, conf_fx_setup, conf_fx_teardown)
 
 int main(void) {
         const struct CMUnitTest tests[] = {

@@ -15,52 +15,7 @@
 #include <cmocka.h>
 
 #include "login-policy.h"
-#include "test-util.h"
-
-typedef struct Fx {
-        char *dir;
-        char main[512], dropin[512], run[512];
-        ConfPaths paths;
-        RuleSet rs;
-        DiagList d;
-} Fx;
-
-static int setup(void **state) {
-        Fx *f = calloc(1, sizeof *f);
-
-        if (!f)
-                return -1;
-        umask(022);
-        f->dir = scratch_dir();
-        if (!f->dir)
-                return -1;
-        snprintf(f->main, sizeof f->main, "%s/cpuslice.conf", f->dir);
-        snprintf(f->dropin, sizeof f->dropin, "%s/cpuslice.d", f->dir);
-        snprintf(f->run, sizeof f->run, "%s/run.d", f->dir);
-        if (mkdir(f->dropin, 0755) < 0 || mkdir(f->run, 0755) < 0)
-                return -1;
-        f->paths = (ConfPaths) { f->main, f->dropin, f->run };
-        *state = f;
-        return 0;
-}
-
-static int teardown(void **state) {
-        Fx *f = *state;
-
-        rm_rf(f->dir);
-        free(f->dir);
-        ruleset_done(&f->rs);
-        diag_list_done(&f->d);
-        free(f);
-        return 0;
-}
-
-static const char *msg(Fx *f, size_t i) {
-        static char buf[1024];
-
-        assert_true(i < f->d.n);
-        return diag_format(&f->d.items[i], buf, sizeof buf);
-}
+#include "conf-fixture.h"
 
 /* the decision for one user under the loaded rules: NULL (gets a slice) or the reason not */
 static const char *decide(Fx *f, const char *name, uid_t uid, const char *const *groups, Resolved *ret) {
@@ -160,7 +115,8 @@ static void test_refused_file(void **state) {
         snprintf(path, sizeof path, "%s/50-x.conf", f->dropin);
         assert_int_equal(login_config_load(&f->rs, &f->paths, &f->d), -EPERM);
         assert_int_equal(diag_count(&f->d, DIAG_ERROR), f->d.n);
-        assert_non_null(strstr(msg(f, f->d.n - 1), "50-x.conf: file is writable by its group (mode 0664); refused"));
+        assert_non_null(
+                strstr(conf_fx_msg(f, f->d.n - 1), "50-x.conf: file is writable by its group (mode 0664); refused"));
         /* the refused file's line was not read */
         for (size_t i = 0; i < f->rs.n; i++)
                 assert_int_not_equal(f->rs.rules[i].weight, 900);
@@ -181,15 +137,16 @@ static void test_refused_file(void **state) {
         diag_list_done(&f->d);
         f->rs = (RuleSet) {};
         assert_int_equal(login_config_load(&f->rs, &f->paths, &f->d), -EPERM);
-        assert_non_null(strstr(msg(f, f->d.n - 1), "run.d: directory is writable by others (mode 0777); refused"));
+        assert_non_null(
+                strstr(conf_fx_msg(f, f->d.n - 1), "run.d: directory is writable by others (mode 0777); refused"));
 }
 
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_skip_reason),
-                cmocka_unit_test_setup_teardown(test_decisions, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_no_config, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_refused_file, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_decisions, conf_fx_setup, conf_fx_teardown),
+                cmocka_unit_test_setup_teardown(test_no_config, conf_fx_setup, conf_fx_teardown),
+                cmocka_unit_test_setup_teardown(test_refused_file, conf_fx_setup, conf_fx_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

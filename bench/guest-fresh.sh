@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # bench/guest-fresh.sh — guest half of `bench/run vm-fresh` (tools/vm/run, systemd-v2 or nosd-v2):
-# fresh logins, each a new process (fresh-login), GAP s apart, held HOLD_MS, in rounds that rotate
+# fresh logins, each a new process (bench/driver.c), GAP s apart, held HOLD_MS, in rounds that rotate
 # the order. systemd-v2: "second" (the user has a session already) and "first" (a user who never
 # logged in) for permit, sd (pam_systemd), setprops (+ a bare SetUnitProperties), sdcs (+ the
 # module), split (the module in a second PAM handle); both guests: favordynmods off and on for
@@ -49,7 +49,7 @@ echo "cgroup2 mount: $(cg_mount)"
 
 section "install"
 install_packages --own-stack || exit 1
-install -m 755 "$S/fresh-login" /usr/local/bin/fresh-login
+install -m 755 "$S/driver" /usr/local/bin/bench-driver
 # one user who stays logged in (uid 3000), and users who never logged in before, one per login
 useradd -M -N -u 3000 -s /bin/sh fresh
 FIRST_KINDS=(sd setprops sdcs split)
@@ -72,10 +72,10 @@ echo +cpu > $CG/fresh-floor/cgroup.subtree_control
 
 login() { # login KIND USER: one fresh login, its line to stdout
         case $1 in
-        floor2) fresh-login floor2 $CG/fresh-floor "$HOLD_MS" ;;
-        split) fresh-login split "$D/pam.d" sd cs "$2" "$HOLD_MS" ;;
-        setprops) fresh-login setprops "$D/pam.d" setprops "$2" "$HOLD_MS" $WEIGHT $QUOTA_PER_SEC ;;
-        *) fresh-login pam "$D/pam.d" "$1" "$2" "$HOLD_MS" ;;
+        floor2) bench-driver floor2 $CG/fresh-floor "$HOLD_MS" ;;
+        split) bench-driver split "$D/pam.d" sd cs "$2" "$HOLD_MS" ;;
+        setprops) bench-driver setprops "$D/pam.d" setprops "$2" "$HOLD_MS" $WEIGHT $QUOTA_PER_SEC ;;
+        *) bench-driver pam "$D/pam.d" "$1" "$2" "$HOLD_MS" ;;
         esac
 }
 rounds() { # rounds PHASE N USER|new KIND...: N interleaved rounds, each kind once per round
@@ -118,7 +118,7 @@ wait_quiet() { # until the guest's 1-min load is below half its CPUs (boot and a
 
 if [ $SYSTEMD = 1 ]; then
         section "second session: fresh is logged in already"
-        fresh-login pam "$D/pam.d" sd fresh 86400000 > /dev/null 2>&1 &
+        bench-driver pam "$D/pam.d" sd fresh 86400000 > /dev/null 2>&1 &
         HOLDER=$!
         for _ in $(seq 300); do systemctl -q is-active user@3000.service && break; sleep 0.2; done
         systemctl -q is-active user@3000.service || { echo "guest-fresh: user@3000.service did not start"; exit 1; }

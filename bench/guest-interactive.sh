@@ -1,37 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# bench/guest-interactive.sh — guest half of `bench/run vm-interactive` (one round per boot), run by
-# tools/vm/run --env systemd-v2 as root in the throw-away guest (the suite's systemd and kernel:
-# bookworm 252 / 6.1, trixie 257 / 6.12, forky; pure cgroup v2, 2 vCPUs under TCG). The same three
-# users and the same work as bench/run interactive on the host, in the configurations the host cannot
-# have: logind's user slices as shipped, and pam_cpuslice's systemd backend after pam_systemd.so.
-# Users: csi-light (64001: probe + CPU-bound thread + job loop), csi-heavy (64002: hogs + build
-# loops) and csi-wake (64003: the probe only, an editor or a shell that only wakes up; weighted
-# like csi-light in cs-w).
-#
-# Share (/mnt/share): params (WARM DUR ROUND ORDER NHOGS NBUILD W_LIGHT W_HEAVY), debs/ (the
-# built libpam-cpuslice and slicectl), pam-run and probe (built on the Debian 12 host: the guest
-# has no compiler), job.in (the light user's fixed job), small.in (the heavy user's). Writes
-# runs/<config>.<round>/{probe,wake.probe,job,usage} and facts.<round> there.
-#
-# Configurations (ORDER): idle-probe, idle, flat (the users' work in one cgroup /csi-flat, autogroup
-# off), autogroup (/csi-ag, each user a session, autogroup on), sd-default (pam_systemd only:
-# user-UID.slice with no settings, autogroup as the kernel booted), cs-eq and cs-w (pam_systemd.so
-# + pam_cpuslice.so, equal weights and W_LIGHT:W_HEAVY). The order within a boot matters, and each
-# round is a fresh boot: flat and autogroup come first, while no user is logged in and the cpu
-# controller is in no cgroup.subtree_control (as booted: "memory pids" at the root), so every task
-# is in the root task group, where autogroup works and no cgroup splits the CPU; the first login
-# through pam_systemd makes systemd enable cpu in / and user.slice (user@.service gets the cpu
-# controller delegated: 252 and 257 alike) and it stays; pam_cpuslice leaves runtime drop-ins with
-# CPU settings on the users' slices, so its configurations come last. Should a suite's systemd have
-# cpu on in / already as booted, flat and autogroup cannot be had: they are skipped with that reason
-# (skipped.CONFIG= in facts.<round>, shown in the table), not run in a state they do not describe.
-#
-# Guest-side work keeps to shell builtins inside the windows (every fork under TCG costs ~0.1 s):
-# $EPOCHREALTIME for time, `read` for cpu.stat, /proc/stat and /proc/PID/cgroup, and the helpers
-# hand their results back with printf -v, not through $(...), which forks a subshell. The heavy
-# user's build-like load has no compiler here: gzip -1 and sort of a 64 KiB file, then 20 x
-# sh -c true (fork/exec churn).
+# bench/guest-interactive.sh: the guest half of `bench/run vm-interactive` (bench/README.md), one
+# round per boot, run by tools/vm/run --env systemd-v2. Share: params, debs/, pam-run, probe, job.in,
+# small.in; writes runs/CONFIG.ROUND/{probe,wake.probe,job,usage} and facts.ROUND there. The order
+# matters: flat and autogroup before any login turns cpu on at the root (skipped, with the reason in
+# facts, if it is on as booted), pam_cpuslice's drop-ins last. Inside the windows only shell builtins
+# (a fork under TCG costs ~0.1 s): $EPOCHREALTIME, read, printf -v.
 set -eEuo pipefail
 # a failure under set -e says where, instead of ending the boot without a word
 trap 'say "failed at line $LINENO (status $?): $BASH_COMMAND"' ERR

@@ -1,32 +1,25 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* fresh-login: one login the way real ones arrive — a fresh process that loads PAM and the
- * module, opens the session, holds it, and closes it — timed, for bench/run's "fresh logins".
- * The caller spaces the runs (seconds apart), so that each one meets the kernel cold.
+/* driver: the timed parts of bench/run (what each measures: bench/README.md). One mode per call:
  *
- *   fresh-login pam CONFDIR SERVICE USER HOLD_MS
- *       pam_start (module load) / pam_open_session / pam_close_session + pam_end
- *   fresh-login floor CPU_PARENT ACCT_PARENT|- HOLD_MS
- *       the kernel work of one session, nothing else: mkdir slice and scope, the three v1
- *       settings, move in (cpu and mirror); hold; move back, rmdir
- *   fresh-login floor2 PARENT HOLD_MS
- *       the same on cgroup2 (mounted at /sys/fs/cgroup; PARENT has +cpu): mkdir slice, +cpu in
- *       its subtree, mkdir scope, cpu.weight and cpu.max, move in; hold; move back to where the
- *       process was, rmdir — what the cgroupfs backend does on a v2 host
- *   fresh-login setprops CONFDIR SERVICE USER HOLD_MS WEIGHT QUOTA_PER_SEC_USEC
- *       pam_open_session of SERVICE (pam_systemd alone), then what the systemd backend asks of
- *       PID 1 with nothing of the module around it: libsystemd loaded, a private system bus
- *       connection, one SetUnitProperties(user-UID.slice, runtime, CPUWeight, CPUQuotaPerSecUSec,
- *       CPUQuotaPeriodUSec=infinity); hold; close. libsystemd is dlopen()ed in the timed part
- *       (pam_systemd.so does not link it, the module's plugin loads it the same way)
- *   fresh-login split CONFDIR FIRST SECOND USER HOLD_MS
- *       two PAM handles in one process: FIRST opened (pam_systemd alone), then SECOND (the module
- *       alone) loaded and opened, each timed: the module's own part of a login inside the same
- *       process, as its line after pam_systemd's in one stack would do it; hold; close both
- *   fresh-login phases MODULE CONF USER PARENT HOLD_MS
- *       pam_cpuslice's own steps through its library, each timed: dlopen of the module, config +
- *       NSS, layout detection, slice mkdir + settings, scope + moves; hold; close
+ *   driver loop CONFDIR SERVICE USER N        N × pam_start … pam_end; per cycle "OPENCLOSE_NS CYCLE_NS"
+ *   driver hold CONFDIR SERVICE PREFIX N      N children hold a session each (PREFIX000…); "ready N",
+ *                                             then closes them all at EOF on stdin
+ *   driver floor-loop CPU_PARENT ACCT|- N     the raw syscalls of one v1 session, N times (directory fds
+ *                                             opened once); per cycle "TOTAL MKDIR WRITE MOVEIN MOVEBACK RMDIR" ns
+ *   driver conf-scale CONF USER REPS          conf_load + user_lookup + rules_resolve REPS times:
+ *                                             "MEDIAN_NS MIN_NS PEAK_RSS_KIB RULES MATCHED"
+ *   driver pam CONFDIR SERVICE USER HOLD_MS   one fresh login: pam_start, open, hold, close + pam_end
+ *   driver floor CPU_PARENT ACCT|- HOLD_MS    the same kernel work as pam_cpuslice's session, alone
+ *   driver floor2 PARENT HOLD_MS              the same on cgroup2 (PARENT has +cpu), back to where it was
+ *   driver setprops CONFDIR SERVICE USER HOLD_MS WEIGHT QUOTA_PER_SEC_USEC
+ *                                             pam_systemd's open, then a bare SetUnitProperties of
+ *                                             user-UID.slice (libsystemd dlopen()ed in the timed part)
+ *   driver split CONFDIR FIRST SECOND USER HOLD_MS   two PAM handles in one process, each timed
+ *   driver phases MODULE CONF USER PARENT HOLD_MS    pam_cpuslice's steps through its library, each timed
  *
- * Prints one line of "name=µs" fields. */
+ * The fresh-login modes (pam … phases) print one line of "name=µs" fields; the caller spaces them
+ * seconds apart so that each meets the kernel cold. Service files live in CONFDIR
+ * (pam_start_confdir): the host's /etc/pam.d is never read. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -35,6 +28,9 @@
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -43,6 +39,7 @@
 
 #include "backend-cgroupfs.h"
 #include "conf.h"
+#include "diag.h"
 #include "login-policy.h"
 #include "proc-cgroup.h"
 #include "rules.h"
@@ -107,17 +104,21 @@ static int run_split(char **argv) {
         pam_end(h1, PAM_SUCCESS);
         t6 = now_usec();
         printf("load=%" PRIu64 " pam_open=%" PRIu64 " load2=%" PRIu64 " open2=%" PRIu64 " open=%" PRIu64
-               " close=%" PRIu64 "\n", load, open, load2, open2, open + load2 + open2, t6 - t5);
+               " close=%" PRIu64 "\n",
+               load, open, load2, open2, open + load2 + open2, t6 - t5);
         return 0;
 }
 
-static void write_at(int dfd, const char *file, const char *val) {
-        int fd = openat(dfd, file, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+static int write_at(int dfd, const char *file, const char *val) {
+        int fd = openat(dfd, file, O_WRONLY | O_CLOEXEC | O_NOFOLLOW), r = 0;
 
-        if (fd < 0 || write(fd, val, strlen(val)) < 0)
+        if (fd < 0 || write(fd, val, strlen(val)) < 0) {
                 perror(file);
+                r = -1;
+        }
         if (fd >= 0)
                 close(fd);
+        return r;
 }
 
 static int run_floor(char **argv) {
@@ -357,24 +358,210 @@ static int run_setprops(char **argv) {
         pam_end(h, PAM_SUCCESS);
         t6 = now_usec();
         printf("load=%" PRIu64 " pam_open=%" PRIu64 " libload=%" PRIu64 " call=%" PRIu64 " open=%" PRIu64
-               " close=%" PRIu64 "\n", load, pam_open, t3 - t2, t4 - t3, pam_open + t4 - t2, t6 - t5);
+               " close=%" PRIu64 "\n",
+               load, pam_open, t3 - t2, t4 - t3, pam_open + t4 - t2, t6 - t5);
         dlclose(b.lib);
         return 0;
 }
 
+static uint64_t now_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+static int run_loop(char **argv) {
+        static struct pam_conv conv = { null_conv, NULL };
+
+        for (long i = 0, n = atol(argv[3]); i < n; i++) {
+                pam_handle_t *h = NULL;
+                uint64_t t0 = now_ns(), t1, t2;
+                int r = pam_start_confdir(argv[1], argv[2], &conv, argv[0], &h);
+
+                t1 = now_ns();
+                if (r == PAM_SUCCESS && (r = pam_open_session(h, 0)) == PAM_SUCCESS)
+                        r = pam_close_session(h, 0);
+                t2 = now_ns();
+                if (r != PAM_SUCCESS) {
+                        fprintf(stderr, "driver loop: %s: %s\n", argv[2], pam_strerror(h, r));
+                        return 1;
+                }
+                pam_end(h, PAM_SUCCESS);
+                printf("%" PRIu64 " %" PRIu64 "\n", t2 - t1, now_ns() - t0);
+        }
+        return 0;
+}
+
+static int hold_one(char **argv, const char *user, int ready_fd, int release_fd) {
+        static struct pam_conv conv = { null_conv, NULL };
+        pam_handle_t *h = NULL;
+        char c;
+        int r = pam_start_confdir(argv[1], user, &conv, argv[0], &h);
+
+        if (r == PAM_SUCCESS)
+                r = pam_open_session(h, 0);
+        if (r != PAM_SUCCESS) {
+                fprintf(stderr, "driver hold: %s: %s\n", user, pam_strerror(h, r));
+                return 1;
+        }
+        if (write(ready_fd, "r", 1) != 1)
+                return 1;
+        close(ready_fd);
+        while (read(release_fd, &c, 1) < 0 && errno == EINTR)
+                ;
+        r = pam_close_session(h, 0);
+        pam_end(h, r);
+        return r == PAM_SUCCESS ? 0 : 1;
+}
+
+static int run_hold(char **argv) {
+        int ready[2], release[2], failed = 0, status;
+        long got = 0, n = atol(argv[3]);
+        char c, line[16], user[256];
+
+        if (pipe(ready) < 0 || pipe(release) < 0)
+                return 1;
+        for (long i = 0; i < n; i++) {
+                pid_t pid = fork();
+
+                if (pid < 0)
+                        return 1;
+                if (pid == 0) {
+                        close(ready[0]);
+                        close(release[1]);
+                        snprintf(user, sizeof user, "%s%03ld", argv[2], i);
+                        _exit(hold_one(argv, user, ready[1], release[0]));
+                }
+        }
+        close(ready[1]);
+        close(release[0]);
+        for (ssize_t k; got < n && ((k = read(ready[0], &c, 1)) > 0 || (k < 0 && errno == EINTR));)
+                got += k > 0;
+        printf("ready %ld\n", got);
+        fflush(stdout);
+        if (!fgets(line, sizeof line, stdin))
+                line[0] = '\0';
+        close(release[1]); /* every child's read returns 0: it closes and exits */
+        for (pid_t p; (p = wait(&status)) >= 0 || errno == EINTR;)
+                failed += p >= 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0);
+        if (got < n || failed) {
+                fprintf(stderr, "driver hold: %ld of %ld opened, %d failed\n", got, n, failed);
+                return 1;
+        }
+        return 0;
+}
+
+static int run_floor_loop(char **argv) {
+        const char *slice = "user-59999.slice", *scope = "user-59999.slice/session-bench.scope";
+        int dfd[2], n_h = strcmp(argv[1], "-") == 0 ? 1 : 2;
+        char pid[32];
+
+        for (int h = 0; h < n_h; h++)
+                if ((dfd[h] = open(argv[h], O_DIRECTORY | O_RDONLY | O_CLOEXEC)) < 0) {
+                        perror(argv[h]);
+                        return 1;
+                }
+        snprintf(pid, sizeof pid, "%d\n", (int) getpid());
+        for (long i = 0, n = atol(argv[2]); i < n; i++) {
+                uint64_t t[6];
+                int r = 0;
+
+                t[0] = now_ns();
+                for (int h = 0; h < n_h; h++)
+                        r |= mkdirat(dfd[h], slice, 0755) | mkdirat(dfd[h], scope, 0755);
+                t[1] = now_ns();
+                r |= write_at(dfd[0], "user-59999.slice/cpu.shares", "2048\n") |
+                     write_at(dfd[0], "user-59999.slice/cpu.cfs_period_us", "100000\n") |
+                     write_at(dfd[0], "user-59999.slice/cpu.cfs_quota_us", "150000\n");
+                t[2] = now_ns();
+                for (int h = 0; h < n_h; h++)
+                        r |= write_at(dfd[h], "user-59999.slice/session-bench.scope/cgroup.procs", pid);
+                t[3] = now_ns();
+                for (int h = 0; h < n_h; h++)
+                        r |= write_at(dfd[h], "cgroup.procs", pid);
+                t[4] = now_ns();
+                for (int h = n_h - 1; h >= 0; h--)
+                        r |= unlinkat(dfd[h], scope, AT_REMOVEDIR) | unlinkat(dfd[h], slice, AT_REMOVEDIR);
+                t[5] = now_ns();
+                if (r != 0) {
+                        perror("driver floor-loop");
+                        return 1;
+                }
+                printf("%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", t[5] - t[0],
+                       t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3], t[5] - t[4]);
+        }
+        return 0;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+
+        return x < y ? -1 : x > y;
+}
+
+static int run_conf_scale(char **argv) {
+        ConfPaths paths = { .main_file = argv[0], .drop_in_dir = "", .run_dir = "" };
+        long reps = atol(argv[2]);
+        _cleanup_free_ uint64_t *t = calloc(reps > 0 ? (size_t) reps : 1, sizeof *t);
+        size_t n_rules = 0;
+        bool matched = false;
+        struct rusage ru;
+
+        if (reps <= 0 || !t)
+                return 64;
+        for (long i = 0; i < reps; i++) {
+                RuleSet rs = {};
+                DiagList diags = {};
+                UserIdent u = {};
+                Resolved res = {};
+                uint64_t t0 = now_ns();
+                int r = user_lookup(argv[1], &u);
+
+                if (r >= 0)
+                        r = conf_load(&rs, &paths, CONF_PERMS_ENFORCE, &diags);
+                if (r >= 0)
+                        r = rules_resolve(&rs, &u, &res);
+                t[i] = now_ns() - t0;
+                if (r < 0) {
+                        fprintf(stderr, "driver conf-scale: %s: %s\n", argv[0], strerror(-r));
+                        return 1;
+                }
+                if (diag_count(&diags, DIAG_ERROR) + diag_count(&diags, DIAG_WARNING) > 0)
+                        fprintf(stderr, "driver conf-scale: %s: %zu diagnostics\n", argv[0], diags.n);
+                n_rules = rs.n;
+                matched = res.matched;
+                ruleset_done(&rs);
+                diag_list_done(&diags);
+                user_done(&u);
+        }
+        qsort(t, (size_t) reps, sizeof *t, cmp_u64);
+        getrusage(RUSAGE_SELF, &ru);
+        printf("%" PRIu64 " %" PRIu64 " %ld %zu %d\n", t[reps / 2], t[0], ru.ru_maxrss, n_rules, matched);
+        return 0;
+}
+
 int main(int argc, char **argv) {
-        if (argc == 6 && strcmp(argv[1], "pam") == 0)
-                return run_pam(argv + 2);
-        if (argc == 5 && strcmp(argv[1], "floor") == 0)
-                return run_floor(argv + 2);
-        if (argc == 7 && strcmp(argv[1], "phases") == 0)
-                return run_phases(argv + 2);
-        if (argc == 4 && strcmp(argv[1], "floor2") == 0)
-                return run_floor2(argv + 2);
-        if (argc == 7 && strcmp(argv[1], "split") == 0)
-                return run_split(argv + 2);
-        if (argc == 8 && strcmp(argv[1], "setprops") == 0)
-                return run_setprops(argv + 2);
-        fprintf(stderr, "usage: see the head of bench/fresh-login.c\n");
+        static const struct {
+                const char *name;
+                int argc;
+                int (*run)(char **argv);
+        } modes[] = {
+                { "loop", 6, run_loop },
+                { "hold", 6, run_hold },
+                { "floor-loop", 5, run_floor_loop },
+                { "conf-scale", 5, run_conf_scale },
+                { "pam", 6, run_pam },
+                { "floor", 5, run_floor },
+                { "phases", 7, run_phases },
+                { "floor2", 4, run_floor2 },
+                { "split", 7, run_split },
+                { "setprops", 8, run_setprops },
+        };
+
+        for (size_t i = 0; argc > 1 && i < sizeof modes / sizeof modes[0]; i++)
+                if (strcmp(argv[1], modes[i].name) == 0 && argc == modes[i].argc)
+                        return modes[i].run(argv + 2);
+        fprintf(stderr, "usage: see the head of bench/driver.c\n");
         return 64;
 }

@@ -33,7 +33,7 @@ rmdir "$CPU/user.slice/user-1001.slice" "$ACCT/user.slice/user-1001.slice"
 # the cpu controller not available: the cgroup2 mount here has none, so +cpu in the scratch
 # parent's cgroup.subtree_control is refused by the kernel
 FARGS="cgroup_root=$ACCT cgroup_layout=unified parent=" fault "cpu controller not available (+cpu refused)" alice \
-        "enabling the cpu controller" with_syslog
+        "the cpu controller is not available below" with_syslog
 [ ! -e "$ACCT/user.slice/user-1001.slice" ] || fail "a slice was left in the v2 tree"
 FARGS="cgroup_root=$CG/unified parent=$PARENT" fault "cpu controller not available (detection)" alice \
         "the cpu controller is not available on the cgroup2 mount at $CG/unified" with_syslog

@@ -143,3 +143,17 @@ int parse_boolean(const char *v) {
         }
         return -EINVAL;
 }
+
+bool list_has_word(const char *list, const char *separators, const char *word) {
+        size_t n = strlen(word);
+
+        for (const char *w = list; w && *w;) {
+                size_t k = strcspn(w, separators);
+
+                if (k == n && strncmp(w, word, n) == 0)
+                        return true;
+                w += k;
+                w += strspn(w, separators);
+        }
+        return false;
+}

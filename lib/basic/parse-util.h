@@ -19,3 +19,6 @@ bool name_is_safe(const char *s, size_t max);
 /* 1 for 1, yes, y, true, t, on; 0 for 0, no, n, false, f, off (any case, as systemd's); else
  * -EINVAL. */
 int parse_boolean(const char *v);
+/* Whether word is one of the items of list, split at any of separators ("cpu" in cgroup.controllers'
+ * "cpu memory pids\n" with " \n", a mount option in "rw,cpu,cpuacct" with ","). */
+bool list_has_word(const char *list, const char *separators, const char *word);

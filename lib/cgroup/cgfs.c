@@ -12,6 +12,7 @@
 
 #include "cgfs.h"
 #include "macro.h"
+#include "parse-util.h"
 #include "read-file.h"
 #include "slice-name.h"
 
@@ -222,17 +223,10 @@ int cgfs_make_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
  * per component. Existing directories are the common case: open first, mkdir only when missing. */
 static bool has_controller(Cgfs *c, int fd, const char *controller) {
         _cleanup_free_ char *list = NULL;
-        size_t n = strlen(controller);
 
         if (cgfs_read_file(c, fd, "cgroup.controllers", &list, NULL) < 0)
                 return true; /* unknown: the caller's error stands */
-        for (const char *w = list; *w; w += strspn(w, " \n")) {
-                size_t k = strcspn(w, " \n");
-                if (k == n && strncmp(w, controller, n) == 0)
-                        return true;
-                w += k;
-        }
-        return false;
+        return list_has_word(list, " \n", controller);
 }
 
 /* The kernel answers "+cpu" with ENOENT both when the cgroup was removed under us (worth another

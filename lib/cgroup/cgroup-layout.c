@@ -8,6 +8,7 @@
 
 #include "cgroup-layout.h"
 #include "macro.h"
+#include "parse-util.h"
 #include "string-table.h"
 
 static const char *const cgroup_layout_kind_table[_CGROUP_LAYOUT_MAX] = {
@@ -56,19 +57,6 @@ static void unescape_octal(char *s) {
                         *w++ = *s;
         }
         *w = '\0';
-}
-
-static bool has_option(const char *opts, const char *want) {
-        size_t n = strlen(want);
-
-        for (const char *p = opts; p && *p;) {
-                const char *c = strchr(p, ',');
-                size_t len = c ? (size_t) (c - p) : strlen(p);
-                if (len == n && strncmp(p, want, n) == 0)
-                        return true;
-                p = c ? c + 1 : NULL;
-        }
-        return false;
 }
 
 void cgroup_mount_scan_done(CgroupMountScan *s) {
@@ -125,12 +113,12 @@ int cgroup_layout_scan_line(const char *root, char *line, CgroupMountScan *s) {
         }
         if (strcmp(fstype, "cgroup") != 0 || !*rel)
                 return 0;
-        if (has_option(super, "cpu") && !s->cpu_v1) {
+        if (list_has_word(super, ",", "cpu") && !s->cpu_v1) {
                 s->cpu_v1 = strdup(rel);
-                s->cpu_has_acct = has_option(super, "cpuacct");
+                s->cpu_has_acct = list_has_word(super, ",", "cpuacct");
                 return s->cpu_v1 ? 0 : -ENOMEM;
         }
-        if (has_option(super, "cpuacct") && !s->acct_v1) {
+        if (list_has_word(super, ",", "cpuacct") && !s->acct_v1) {
                 s->acct_v1 = strdup(rel);
                 return s->acct_v1 ? 0 : -ENOMEM;
         }
@@ -149,10 +137,7 @@ static int root_has_cpu_controller(const char *root) {
                 return -errno;
         if (!fgets(buf, sizeof buf, f))
                 return 0;
-        for (char *save = NULL, *t = strtok_r(buf, " \n", &save); t; t = strtok_r(NULL, " \n", &save))
-                if (strcmp(t, "cpu") == 0)
-                        return 1;
-        return 0;
+        return list_has_word(buf, " \n", "cpu");
 }
 
 static int layout_from_scan(const char *root, CgroupMountScan *s, CgroupLayout *ret, CsError *e) {
@@ -248,7 +233,7 @@ int cgroup_layout_favordynmods(const char *root, const CgroupLayout *l, const ch
                 if (!is_mount_of(where, root, &l->cpu) && !is_mount_of(where, root, &l->acct))
                         continue;
                 seen++;
-                with += has_option(super, "favordynmods");
+                with += list_has_word(super, ",", "favordynmods");
         }
         return seen > 0 && with == seen;
 }

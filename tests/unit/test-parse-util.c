@@ -10,6 +10,20 @@
 
 #include "parse-util.h"
 
+static void test_list_has_word(void **state) {
+        assert_true(list_has_word("cpu memory pids\n", " \n", "cpu"));
+        assert_true(list_has_word("memory pids cpu\n", " \n", "cpu"));
+        assert_true(list_has_word("  cpu  ", " \n", "cpu"));
+        assert_false(list_has_word("cpuset memory\n", " \n", "cpu")); /* a prefix is not the word */
+        assert_false(list_has_word("memory pids\n", " \n", "cpu"));
+        assert_false(list_has_word("", " \n", "cpu"));
+        assert_false(list_has_word(NULL, " \n", "cpu"));
+        assert_true(list_has_word("rw,cpu,cpuacct", ",", "cpuacct"));
+        assert_false(list_has_word("rw,cpu,cpuacct", ",", "cpuac"));
+        assert_false(list_has_word("rw,nsdelegate", ",", "favordynmods"));
+        assert_true(list_has_word("rw,,favordynmods", ",", "favordynmods"));
+}
+
 static void test_parse_boolean(void **state) {
         static const char *const yes[] = { "1", "yes", "y", "true", "t", "on", "YES", "Yes", "TRUE", "On", "Y", "T" };
         static const char *const no[] = { "0", "no", "n", "false", "f", "off", "NO", "No", "FALSE", "Off", "N", "F" };
@@ -48,6 +62,7 @@ static void test_name_is_safe(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_parse_boolean),
+                cmocka_unit_test(test_list_has_word),
                 cmocka_unit_test(test_name_is_safe),
         };
 

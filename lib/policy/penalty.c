@@ -4,15 +4,14 @@
 
 #include "cpu-value.h"
 #include "penalty.h"
+#include "string-table.h"
 
-static const char *const action_names[_PENALTY_ACTION_MAX] = {
+static const char *const penalty_action_table[_PENALTY_ACTION_MAX] = {
         [PENALTY_NONE] = "none", [PENALTY_START] = "start",   [PENALTY_EXTEND] = "extend",
         [PENALTY_LIFT] = "lift", [PENALTY_FORGET] = "forget",
 };
 
-const char *penalty_action_to_string(PenaltyAction a) {
-        return a >= 0 && a < _PENALTY_ACTION_MAX ? action_names[a] : NULL;
-}
+DEFINE_STRING_TABLE_LOOKUP(penalty_action, PenaltyAction);
 
 bool penalty_policy_enabled(const PenaltyPolicy *p) {
         return p->above_per_sec != CPU_QUOTA_INFINITY;

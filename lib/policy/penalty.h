@@ -50,6 +50,7 @@ typedef enum PenaltyAction {
 } PenaltyAction;
 
 const char *penalty_action_to_string(PenaltyAction a);
+int penalty_action_from_string(const char *s);
 
 /* Whether the policy can be used: above set and not 0, window at least PENALTY_WINDOW_MIN_USEC,
  * at least one cap and one time, caps that never grow with the level, times not 0. -EINVAL with

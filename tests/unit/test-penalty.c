@@ -218,6 +218,8 @@ static void test_action_names(void **state) {
         assert_string_equal(penalty_action_to_string(PENALTY_FORGET), "forget");
         assert_null(penalty_action_to_string(_PENALTY_ACTION_MAX));
         assert_null(penalty_action_to_string((PenaltyAction) -1));
+        assert_int_equal(penalty_action_from_string("extend"), PENALTY_EXTEND);
+        assert_int_equal(penalty_action_from_string("Extend"), -EINVAL);
 }
 
 int main(void) {

@@ -9,6 +9,9 @@
 
 #define USEC_PER_SEC UINT64_C(1000000)
 #define USEC_PER_MSEC UINT64_C(1000)
+#define USEC_PER_MINUTE (60 * USEC_PER_SEC)
+#define USEC_PER_HOUR (60 * USEC_PER_MINUTE)
+#define USEC_PER_DAY (24 * USEC_PER_HOUR)
 
 /* A time span, the one spelling of TIME in the config, the module's arguments and slicectl's
  * options: a decimal number with at most three decimals and, without a blank, a unit: us (usec),

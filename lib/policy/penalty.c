@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cpu-value.h"
+#include "macro.h"
 #include "penalty.h"
+#include "strv.h"
+#include "time-util.h"
 #include "string-table.h"
 
 static const char *const penalty_action_table[_PENALTY_ACTION_MAX] = {
@@ -12,6 +17,158 @@ static const char *const penalty_action_table[_PENALTY_ACTION_MAX] = {
 };
 
 DEFINE_STRING_TABLE_LOOKUP(penalty_action, PenaltyAction);
+
+static const char *const penalty_key_table[_PENALTY_KEY_MAX] = {
+        [PENALTY_KEY_ABOVE] = "PenaltyAbove",   [PENALTY_KEY_WINDOW] = "PenaltyWindow",
+        [PENALTY_KEY_QUOTA] = "PenaltyQuota",   [PENALTY_KEY_TIME] = "PenaltyTime",
+        [PENALTY_KEY_FORGET] = "PenaltyForget", [PENALTY_KEY_EXEMPT] = "PenaltyExempt",
+};
+
+DEFINE_STRING_TABLE_LOOKUP(penalty_key, PenaltyKey);
+
+static const char *const allowed[_PENALTY_KEY_MAX] = {
+        [PENALTY_KEY_ABOVE] = "off, or N% of one CPU as CPUQuota= takes it",
+        [PENALTY_KEY_WINDOW] = "a time of at least 10s (s, min, h)",
+        [PENALTY_KEY_QUOTA] = "1 to 8 comma-separated CPUQuota= values, none above the one before",
+        [PENALTY_KEY_TIME] = "1 to 8 comma-separated times above 0s",
+        [PENALTY_KEY_FORGET] = "a time above 0s",
+        [PENALTY_KEY_EXEMPT] = "process names of up to 15 characters, without '/', ',', '=' or spaces",
+};
+
+const char *penalty_key_allowed(PenaltyKey k) {
+        return k < _PENALTY_KEY_MAX ? allowed[k] : NULL;
+}
+
+/* "a,b,c" into up to PENALTY_LEVELS_MAX values, each by parse; an empty item is an error. */
+static int parse_list(const char *value, int (*parse)(const char *, uint64_t *),
+                      uint64_t out[static PENALTY_LEVELS_MAX], size_t *ret_n) {
+        _cleanup_free_ char *copy = strdup(value);
+        size_t n = 0;
+        char *save = NULL;
+
+        if (!copy)
+                return -ENOMEM;
+        if (!*value || value[strlen(value) - 1] == ',' || strstr(value, ",,") || value[0] == ',')
+                return -EINVAL;
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                int r;
+
+                if (n == PENALTY_LEVELS_MAX)
+                        return -ERANGE;
+                r = parse(t, &out[n]);
+                if (r < 0)
+                        return r;
+                n++;
+        }
+        *ret_n = n;
+        return 0;
+}
+
+static int parse_quota(const char *s, uint64_t *ret) {
+        int r = cpu_quota_parse(s, ret);
+
+        return r < 0 ? r : *ret == CPU_QUOTA_INFINITY ? -EINVAL : 0;
+}
+
+static int parse_positive_sec(const char *s, uint64_t *ret) {
+        int r = parse_sec(s, ret);
+
+        return r < 0 ? r : *ret == 0 ? -ERANGE : 0;
+}
+
+static bool comm_valid(const char *s) {
+        size_t n = strlen(s);
+
+        if (n == 0 || n > PENALTY_COMM_MAX)
+                return false;
+        for (const char *c = s; *c; c++)
+                if (*c <= ' ' || *c == 0x7f || strchr("/,=#\\\"'", *c))
+                        return false;
+        return true;
+}
+
+int penalty_exempt_add(PenaltyRule *r, const char *name) {
+        _cleanup_free_ char *copy = NULL;
+
+        if (!comm_valid(name))
+                return -EINVAL;
+        if (r->n_exempt >= PENALTY_EXEMPT_MAX)
+                return -ERANGE;
+        copy = strdup(name);
+        if (!copy)
+                return -ENOMEM;
+        return strv_consume(&r->exempt, &r->n_exempt, TAKE_PTR(copy));
+}
+
+static int set_value(PenaltyPolicy *p, PenaltyKey k, const char *value) {
+        uint64_t v, list[PENALTY_LEVELS_MAX];
+        size_t n;
+        int r;
+
+        switch (k) {
+        case PENALTY_KEY_ABOVE:
+                if (strcmp(value, "off") == 0)
+                        v = CPU_QUOTA_INFINITY;
+                else if ((r = parse_quota(value, &v)) < 0)
+                        return r;
+                p->above_per_sec = v;
+                return 0;
+        case PENALTY_KEY_WINDOW:
+                if ((r = parse_sec(value, &v)) < 0)
+                        return r;
+                if (v < PENALTY_WINDOW_MIN_USEC)
+                        return -ERANGE;
+                p->window_usec = v;
+                return 0;
+        case PENALTY_KEY_QUOTA:
+                if ((r = parse_list(value, parse_quota, list, &n)) < 0)
+                        return r;
+                for (size_t i = 1; i < n; i++)
+                        if (list[i] > list[i - 1])
+                                return -ERANGE;
+                memcpy(p->quota_per_sec, list, n * sizeof *list);
+                p->n_quota = n;
+                return 0;
+        case PENALTY_KEY_TIME:
+                if ((r = parse_list(value, parse_positive_sec, list, &n)) < 0)
+                        return r;
+                memcpy(p->time_usec, list, n * sizeof *list);
+                p->n_time = n;
+                return 0;
+        case PENALTY_KEY_FORGET:
+                if ((r = parse_positive_sec(value, &v)) < 0)
+                        return r;
+                p->forget_usec = v;
+                return 0;
+        default:
+                return -EINVAL;
+        }
+}
+
+int penalty_rule_set(PenaltyRule *r, PenaltyKey k, const char *value) {
+        int q;
+
+        if (k >= _PENALTY_KEY_MAX || (r->mask & (1u << k)))
+                return -EINVAL;
+        if (k == PENALTY_KEY_EXEMPT) {
+                /* "PenaltyExempt=" alone empties the list a less specific line gave */
+                q = *value ? penalty_exempt_add(r, value) : 0;
+        } else {
+                PenaltyPolicy p = r->policy;
+
+                q = set_value(&p, k, value);
+                if (q == 0)
+                        r->policy = p;
+        }
+        if (q == 0)
+                r->mask |= 1u << k;
+        return q;
+}
+
+void penalty_rule_done(PenaltyRule *r) {
+        strv_free(r->exempt);
+        *r = (PenaltyRule) {};
+}
 
 bool penalty_policy_enabled(const PenaltyPolicy *p) {
         return p->above_per_sec != CPU_QUOTA_INFINITY;

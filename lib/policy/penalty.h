@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cpu-value.h"
 #include "error.h"
 
 #define PENALTY_LEVELS_MAX 8
@@ -39,6 +40,45 @@ typedef struct PenaltyState {
                                  * last step down */
         uint64_t cause_per_sec; /* the use over the window that started it */
 } PenaltyState;
+
+/* The cpuslice.conf keys, merged by specificity per key like the CPU settings. */
+typedef enum PenaltyKey {
+        PENALTY_KEY_ABOVE,
+        PENALTY_KEY_WINDOW,
+        PENALTY_KEY_QUOTA,
+        PENALTY_KEY_TIME,
+        PENALTY_KEY_FORGET,
+        PENALTY_KEY_EXEMPT,
+        _PENALTY_KEY_MAX,
+} PenaltyKey;
+
+#define PENALTY_EXEMPT_MAX 32
+#define PENALTY_COMM_MAX 15 /* a process name as the kernel keeps it (TASK_COMM_LEN - 1) */
+
+/* What one config line gives: the keys it sets (mask: 1u << PenaltyKey) and their values. */
+typedef struct PenaltyRule {
+        unsigned mask;
+        PenaltyPolicy policy;
+        char **exempt; /* NULL-terminated */
+        size_t n_exempt;
+} PenaltyRule;
+
+#define PENALTY_POLICY_DEFAULT                                                                                       \
+        ((PenaltyPolicy) { .above_per_sec = CPU_QUOTA_INFINITY,                                                      \
+                           .window_usec = PENALTY_WINDOW_DEFAULT_USEC,                                               \
+                           .forget_usec = PENALTY_FORGET_DEFAULT_USEC })
+
+const char *penalty_key_to_string(PenaltyKey k); /* "PenaltyAbove" */
+int penalty_key_from_string(const char *s);      /* -EINVAL if unknown */
+/* What a key takes, for the message that skips a bad value (cpuslice.conf(5)). */
+const char *penalty_key_allowed(PenaltyKey k);
+
+/* KEY=VALUE into r (the key not yet in r->mask): 0, -EINVAL or -ERANGE (r unchanged), -ENOMEM.
+ * PenaltyExempt= takes its first name here and more through penalty_exempt_add(). */
+int penalty_rule_set(PenaltyRule *r, PenaltyKey k, const char *value);
+/* One more exempt process name (a token after PenaltyExempt= without '='). */
+int penalty_exempt_add(PenaltyRule *r, const char *name);
+void penalty_rule_done(PenaltyRule *r);
 
 typedef enum PenaltyAction {
         PENALTY_NONE,   /* nothing changes */

@@ -222,6 +222,79 @@ static void test_action_names(void **state) {
         assert_int_equal(penalty_action_from_string("Extend"), -EINVAL);
 }
 
+static void test_rule_values(void **state) {
+        static const struct {
+                PenaltyKey k;
+                const char *v;
+                int r;
+        } t[] = {
+                { PENALTY_KEY_ABOVE, "150%", 0 },
+                { PENALTY_KEY_ABOVE, "off", 0 },
+                { PENALTY_KEY_ABOVE, "infinity", -EINVAL },
+                { PENALTY_KEY_ABOVE, "0%", -ERANGE },
+                { PENALTY_KEY_ABOVE, "1.5", -EINVAL },
+                { PENALTY_KEY_WINDOW, "10s", 0 },
+                { PENALTY_KEY_WINDOW, "5min", 0 },
+                { PENALTY_KEY_WINDOW, "9s", -ERANGE },
+                { PENALTY_KEY_WINDOW, "soon", -EINVAL },
+                { PENALTY_KEY_QUOTA, "100%,50%,25%", 0 },
+                { PENALTY_KEY_QUOTA, "50%", 0 },
+                { PENALTY_KEY_QUOTA, "50%,100%", -ERANGE },
+                { PENALTY_KEY_QUOTA, "100%,,50%", -EINVAL },
+                { PENALTY_KEY_QUOTA, "100%,", -EINVAL },
+                { PENALTY_KEY_QUOTA, "", -EINVAL },
+                { PENALTY_KEY_QUOTA, "9%,8%,7%,6%,5%,4%,3%,2%,1%", -ERANGE },
+                { PENALTY_KEY_QUOTA, "infinity", -EINVAL },
+                { PENALTY_KEY_TIME, "30min,1h,2h", 0 },
+                { PENALTY_KEY_TIME, "0s", -ERANGE },
+                { PENALTY_KEY_TIME, "1h,x", -EINVAL },
+                { PENALTY_KEY_FORGET, "3h", 0 },
+                { PENALTY_KEY_FORGET, "0", -ERANGE },
+                { PENALTY_KEY_EXEMPT, "make", 0 },
+                { PENALTY_KEY_EXEMPT, "", 0 },
+                { PENALTY_KEY_EXEMPT, "/usr/bin/make", -EINVAL },
+                { PENALTY_KEY_EXEMPT, "x86_64-linux-gnu", -EINVAL },
+                { PENALTY_KEY_EXEMPT, "a,b", -EINVAL },
+        };
+        for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+                PenaltyRule r = {};
+                int got = penalty_rule_set(&r, t[i].k, t[i].v);
+
+                if (got != t[i].r)
+                        fail_msg("%s=%s: got %d, expected %d", penalty_key_to_string(t[i].k), t[i].v, got, t[i].r);
+                assert_int_equal(r.mask, got == 0 ? 1u << t[i].k : 0);
+                penalty_rule_done(&r);
+        }
+}
+
+static void test_rule_parsed(void **state) {
+        PenaltyRule r = {};
+
+        assert_int_equal(penalty_rule_set(&r, PENALTY_KEY_ABOVE, "150%"), 0);
+        assert_int_equal(penalty_rule_set(&r, PENALTY_KEY_QUOTA, "100%,50%,25%"), 0);
+        assert_int_equal(penalty_rule_set(&r, PENALTY_KEY_TIME, "30min,1h,2h"), 0);
+        assert_int_equal(penalty_rule_set(&r, PENALTY_KEY_EXEMPT, "make"), 0);
+        assert_int_equal(penalty_exempt_add(&r, "cc1"), 0);
+        assert_int_equal(penalty_exempt_add(&r, "rsync"), 0);
+        assert_int_equal(penalty_exempt_add(&r, "bad/name"), -EINVAL);
+        /* a key once per line */
+        assert_int_equal(penalty_rule_set(&r, PENALTY_KEY_ABOVE, "200%"), -EINVAL);
+        assert_int_equal(r.policy.above_per_sec, PCT(150));
+        assert_int_equal(r.policy.n_quota, 3);
+        assert_int_equal(r.policy.quota_per_sec[2], PCT(25));
+        assert_int_equal(r.policy.n_time, 3);
+        assert_int_equal(r.policy.time_usec[1], S(3600));
+        assert_int_equal(r.n_exempt, 3);
+        assert_string_equal(r.exempt[1], "cc1");
+        assert_null(r.exempt[3]);
+        assert_int_equal(r.mask, (1u << PENALTY_KEY_ABOVE) | (1u << PENALTY_KEY_QUOTA) | (1u << PENALTY_KEY_TIME) |
+                                         (1u << PENALTY_KEY_EXEMPT));
+        penalty_rule_done(&r);
+        assert_int_equal(penalty_key_from_string("PenaltyForget"), PENALTY_KEY_FORGET);
+        assert_int_equal(penalty_key_from_string("CPUQuota"), -EINVAL);
+        assert_non_null(penalty_key_allowed(PENALTY_KEY_QUOTA));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_no_verdict_without_a_window),
@@ -236,6 +309,8 @@ int main(void) {
                 cmocka_unit_test(test_policy_switched_off),
                 cmocka_unit_test(test_policy_check),
                 cmocka_unit_test(test_action_names),
+                cmocka_unit_test(test_rule_values),
+                cmocka_unit_test(test_rule_parsed),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

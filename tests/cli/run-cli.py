@@ -537,10 +537,10 @@ def case_check():
         want = [bad + ":1: error: bad CPUWeight= value '0' (allowed: 1..10000 or idle); line skipped",
                 bad + ":2: error: bad CPUQuota= value '50' (allowed:",
                 bad + ":5: error: unknown setting 'Weight=' (allowed: CPUSlice=, CPUWeight=, CPUQuota=, "
-                "CPUQuotaPeriodSec=); line skipped",
+                "CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); line skipped",
                 # a typo costs only itself, the rest of the line applies
                 bad + ":6: error: unknown setting 'CPUWieght=' (allowed: CPUSlice=, CPUWeight=, CPUQuota=, "
-                "CPUQuotaPeriodSec=); setting skipped",
+                "CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); setting skipped",
                 bad + ":3: warning: unknown user 'nobodyhere'",
                 bad + ":4: warning: unknown group 'nogroup2'"]
         lines = p.stderr.splitlines()

@@ -278,15 +278,9 @@ static void test_generated_100k(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                T(test_specificity_levels),
-                T(test_penalty_merge),
-                T(test_uid_equals_name),
-                T(test_drop_in_order),
-                T(test_merge),
-                T(test_infinity_removes_quota),
-                T(test_slice_no_and_unmatched),
-                T(test_root_rule),
-                T(test_lazy_groups),
+                T(test_specificity_levels),     T(test_penalty_merge), T(test_uid_equals_name),
+                T(test_drop_in_order),          T(test_merge),         T(test_infinity_removes_quota),
+                T(test_slice_no_and_unmatched), T(test_root_rule),     T(test_lazy_groups),
                 T(test_generated_100k),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

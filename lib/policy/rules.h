@@ -50,7 +50,13 @@ typedef struct Resolved {
         PenaltyPolicy penalty;            /* PENALTY_POLICY_DEFAULT where no line gives a key */
         char *const *penalty_exempt;      /* the winning line's (borrowed from the RuleSet); NULL: none */
         const Rule *penalty_source[_PENALTY_KEY_MAX];
+        bool penalty_capped; /* limits.quota_per_sec is an active penalty's cap (penalty-cap.h) */
 } Resolved;
+
+/* Whether res gives s a value of its own: a config line, or (the quota) an active penalty's cap. */
+static inline bool resolved_gives(const Resolved *res, Setting s) {
+        return res->source[s] || (s == SETTING_QUOTA && res->penalty_capped);
+}
 
 const char *setting_to_string(Setting s); /* "CPUWeight" */
 int setting_from_string(const char *s);   /* -EINVAL if unknown */

@@ -1241,13 +1241,13 @@ def case_man():
 # list and top build their tables in rows_print (TableControl), top alone refreshes, status, explain
 # and check have a JSON writer each, set and unset edit a drop-in, metrics writes a textfile.
 OPTIONS_BY_VERB = {
-    "--json": {"list", "top", "status", "explain", "check"},
+    "--json": {"list", "top", "status", "explain", "check", "penalty"},
     "--raw": {"list", "top"}, "--noheadings": {"list", "top"}, "--output": {"list", "top"},
     "--list-columns": {"list", "top"}, "--sort": {"list", "top"}, "--interval": {"list", "top"},
     "--delay": {"top"}, "--iterations": {"top"}, "--batch": {"top"},
-    "--runtime": {"set", "unset"}, "--textfile": {"metrics"},
+    "--runtime": {"set", "unset"}, "--textfile": {"metrics"}, "--dry-run": {"penalty"},
 }
-VERBS = ["list", "status", "top", "explain", "check", "set", "unset", "apply", "gc", "reset", "metrics"]
+VERBS = ["list", "status", "top", "explain", "check", "set", "unset", "apply", "gc", "reset", "metrics", "penalty"]
 
 
 def case_options_by_verb():

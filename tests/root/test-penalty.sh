@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Sustained-use penalties on the real v1 tree with the cgroupfs backend, 10 s windows, passes of
+# `slicectl penalty run` every second as the timer's would be:
+#  - carol hogs every CPU: after a whole window she is capped (cpu.cfs_quota_us), her measured use
+#    holds under the cap, a new login and `slicectl apply` keep it, `penalty list` and a non-root
+#    `status` show it; at its end it lifts, hogging again earns level 2 (a lower cap), and after
+#    she stops the level is forgotten one step per PenaltyForget=; `penalty clear` lifts at once;
+#  - dave's hogs named like his exempt tool (cc1) are not counted; his hog with another name is.
+# The thresholds sit far below what a hog on every CPU gets on a busy machine (30 % of one CPU),
+# so a neighbour can delay a decision by a pass but not change it.
+. "$(dirname "$0")/lib.sh"
+: "${SLICECTL:?}"
+
+write_conf '* CPUWeight=100' \
+        'carol PenaltyAbove=30% PenaltyWindow=10s PenaltyQuota=20%,10% PenaltyTime=12s PenaltyForget=8s' \
+        'dave PenaltyAbove=30% PenaltyWindow=10s PenaltyQuota=20% PenaltyTime=1h PenaltyExempt=cc1'
+service cs "state_root=$T/state"
+sc() { with_syslog "$SLICECTL" --backend cgroupfs --parent "$PARENT" --conf "$T/cpuslice.conf" --confdir "$T/none" \
+        --rundir "$T/none" --state-root "$T/state" "$@"; }
+quota() { cat "$CPU/user.slice/user-$1.slice/cpu.cfs_quota_us"; }
+cp "$(command -v dash || command -v sh)" "$T/cc1"
+cp "$(command -v dash || command -v sh)" "$T/hog"
+STOP=$T/stop DAVE_STOP=$T/dave-stop
+spin_as() { # NAME STOPFILE: a hog per CPU named NAME, until STOPFILE exists (120 s at most)
+        local c
+        for c in $(allowed_cpus); do
+                printf "timeout 120 %s -c 'while [ ! -e %s ]; do i=0; while [ \$i -lt 2000 ]; do i=\$((i+1)); done; done' & " \
+                        "$T/$1" "$2"
+        done
+        echo wait
+}
+PASSES=$T/passes
+: > "$PASSES"
+# pass_until PATTERN SECS: passes every second until one prints PATTERN (all output kept)
+pass_until() {
+        local i out
+        for i in $(seq "$2"); do
+                out=$(sc penalty run 2>&1) || fail "penalty run failed: $out"
+                [ -n "$out" ] && echo "$out" | sed "s/^/  [$(date +%T)] /" | tee -a "$PASSES"
+                grep -qF -- "$1" <<< "$out" && return 0
+                sleep 1
+        done
+        fail "no pass said '$1' within $2 s; passes so far: $(cat "$PASSES")"
+}
+finish() { touch "$STOP" "$DAVE_STOP"; wait; }
+
+login carol -- sh -c "$(spin_as hog "$STOP")" &
+login dave -- sh -c "$(spin_as cc1 "$DAVE_STOP")" &
+wait_placed 1003 1500 >/dev/null || { finish; fail "no slices after 30 s: $(cat "$LOG")"; }
+[ "$(quota 1003)" = -1 ] || fail "carol starts capped: $(quota 1003)"
+
+# 1. a whole window of hogging: capped at 20 %, and the cap holds in the measured use
+t0=$(date +%s)
+pass_until "carol (uid 1003): penalty started: level 1, CPUQuota=20%" 30
+t1=$(date +%s)
+[ $((t1 - t0)) -ge 9 ] || fail "capped after $((t1 - t0)) s, before a whole 10 s window"
+[ "$(quota 1003)" = 20000 ] || fail "carol's cfs_quota_us is $(quota 1003), want 20000"
+sleep 1
+u0=$(usage_usec 1003) s0=$(date +%s%N)
+sleep 3
+u1=$(usage_usec 1003) s1=$(date +%s%N)
+pct=$(( (u1 - u0) * 100000 / ((s1 - s0) / 1000) / 1000 ))
+echo "carol capped: $pct% of one CPU over 3 s (cap 20%)"
+[ "$pct" -le 25 ] || fail "carol used $pct% of one CPU under a 20% cap"
+
+# 2. it survives a new login, apply, and shows in list and in a non-root status
+login carol -- true
+[ "$(quota 1003)" = 20000 ] || fail "a new login of carol lifted the cap: $(quota 1003)"
+sc apply >/dev/null
+[ "$(quota 1003)" = 20000 ] || fail "slicectl apply lifted the cap: $(quota 1003)"
+list=$(sc penalty list)
+echo "$list"
+grep -qE '^carol +1003 +1 capped +20%' <<< "$list" || fail "penalty list lacks carol at level 1"
+sc --json penalty list | python3 -c '
+import json, sys
+p = {x["user"]: x for x in json.load(sys.stdin)["penalties"]}
+assert p["carol"]["level"] == 1 and p["carol"]["active"] and p["carol"]["cap"] == "20%", p' ||
+        fail "penalty list --json"
+chmod 0755 "$T"
+st=$(setpriv --reuid 1003 --regid 1003 --clear-groups "$SLICECTL" --backend cgroupfs --parent "$PARENT" \
+        --conf "$T/cpuslice.conf" --confdir "$T/none" --rundir "$T/none" --state-root "$T/state" status carol) ||
+        fail "status as carol: $st"
+grep -q '^Penalty:    level 1 since .*CPUQuota=20% until' <<< "$st" || fail "carol's own status lacks her penalty: $st"
+echo "  carol's own status: $(grep '^Penalty' <<< "$st")"
+setpriv --reuid 1003 --regid 1003 --clear-groups "$SLICECTL" --state-root "$T/state" penalty clear carol 2>/dev/null &&
+        fail "carol lifted her own penalty"
+[ "$(quota 1003)" = 20000 ] || fail "carol's own clear changed the cap"
+
+# 3. still over the line at its end (under the cap she is not): lifted; then level 2 at 10 %
+pass_until "carol (uid 1003): penalty lifted" 20
+[ "$(quota 1003)" = -1 ] || fail "lifted, but cfs_quota_us is $(quota 1003)"
+pass_until "carol (uid 1003): penalty started: level 2, CPUQuota=10%" 25
+[ "$(quota 1003)" = 10000 ] || fail "level 2, but cfs_quota_us is $(quota 1003)"
+
+# 4. dave: only exempt hogs so far (as long as carol's whole story): never penalized; then a hog
+# with another name is
+grep -q 'dave' "$PASSES" && fail "dave's exempt cc1 hogs were counted"
+touch "$DAVE_STOP"
+sleep 0.5
+rm -f "$DAVE_STOP"
+SERVICE=cs login dave -- sh -c "$(spin_as hog "$DAVE_STOP")" &
+pass_until "dave (uid 1500): penalty started: level 1, CPUQuota=20%" 30
+touch "$DAVE_STOP"
+
+# 5. carol stops: her level 2 ends, and the levels are forgotten one per 8 s
+touch "$STOP"
+pass_until "carol (uid 1003): penalty lifted" 20
+pass_until "carol (uid 1003): penalty level down to 1" 15
+pass_until "carol (uid 1003): penalty level down to 0" 15
+[ ! -e "$T/state/var/lib/cpuslice/penalty/1003" ] || fail "carol's state is still there at level 0"
+
+# 6. clear lifts dave's hour at once, and his next login is not capped
+out=$(sc penalty clear dave)
+echo "$out"
+grep -qF 'dave (uid 1500): penalty cleared (was level 1, capped)' <<< "$out" || fail "clear: $out"
+[ "$(quota 1500)" = -1 ] || fail "cleared, but dave's cfs_quota_us is $(quota 1500)"
+login dave -- true
+[ "$(quota 1500)" = -1 ] || fail "dave's next login is capped: $(quota 1500)"
+finish
+
+# 7. a state file that cannot be trusted is refused with one line, not taken for "no penalty"
+mkdir -p "$T/state/var/lib/cpuslice/penalty"
+printf 'level 1\n' > "$T/state/var/lib/cpuslice/penalty/1003"
+out=$(sc penalty run 2>&1) && fail "a corrupt state passed: $out"
+grep -qF "carol (uid 1003): the penalty state /var/lib/cpuslice/penalty/1003 does not parse" <<< "$out" ||
+        fail "corrupt state: $out"
+chown 1003 "$T/state/var/lib/cpuslice/penalty/1003"
+out=$(sc penalty list 2>&1)
+grep -qE '^carol +1003 +- refused: owned by uid 1003' <<< "$out" || fail "list of a state carol owns: $out"
+login carol -- true
+log_has "carol: penalty state /var/lib/cpuslice/penalty/1003 owned by uid 1003"
+
+# every decision was one syslog line
+for d in "carol (uid 1003): penalty started: level 1" "carol (uid 1003): penalty started: level 2" \
+        "dave (uid 1500): penalty started: level 1" "carol (uid 1003): penalty level down to 0" \
+        "cleared the penalty of dave (uid 1500)"; do
+        log_has "$d"
+done
+echo PASS

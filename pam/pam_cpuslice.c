@@ -122,8 +122,9 @@ static void apply_penalty(Login *l) {
         (void) penalty_marker_set(l->args.state_root, true);
         r = penalty_cap_load_apply(&l->res, l->args.state_root, l->user.uid, why, sizeof why);
         if (r < 0)
-                pam_syslog(l->h, LOG_ERR, "%s: penalty state " PENALTY_STATE_DIR "/%u %s; the configured values apply",
-                           l->user_esc, (unsigned) l->user.uid, r == -EPERM || r == -EBADMSG ? why : strerror(-r));
+                pam_syslog(l->h, LOG_ERR,
+                           "%s: penalty state " PENALTY_STATE_DIR "/%u %s; the configured values apply", l->user_esc,
+                           (unsigned) l->user.uid, r == -EPERM || r == -EBADMSG ? why : strerror(-r));
         else if (r > 0 && l->args.debug)
                 pam_syslog(l->h, LOG_DEBUG, "%s: penalized: CPUQuota capped", l->user_esc);
 }

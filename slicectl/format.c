@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "format.h"
+#include "time-util.h"
 
 const char *format_usec(uint64_t usec, char buf[static FORMAT_MAX]) {
         if (usec < 1000)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <utmpx.h>
 
+#include "escape.h"
 #include "format.h"
 #include "penalty-notify.h"
 #include "proc-stat.h"
@@ -83,7 +84,8 @@ static void write_top(FILE *f, const pid_t *pids, size_t n) {
         qsort(v, k, sizeof *v, by_cpu);
         for (size_t i = 0; i < k && i < HOOK_TOP_PROCS; i++) {
                 _cleanup_free_ char *comm = escape_dup(v[i].st.comm);
-                fprintf(f, "%d %s %.1f\n", (int) v[i].pid, comm ? comm : "?", (double) v[i].st.cpu_usec / USEC_PER_SEC);
+                fprintf(f, "%d %s %.1f\n", (int) v[i].pid, comm ? comm : "?",
+                        (double) v[i].st.cpu_usec / USEC_PER_SEC);
         }
 }
 
@@ -131,8 +133,10 @@ static void run_hook(const PenaltyNote *n) {
                 return;
         pid = fork();
         if (pid == 0) {
-                char *argv[] = { path, (char *) penalty_action_to_string(n->action), n->user->name, uid, level, cap,
-                                 until, NULL };
+                char *argv[] = { path,          (char *) penalty_action_to_string(n->action),
+                                 n->user->name, uid,
+                                 level,         cap,
+                                 until,         NULL };
                 if (dup2(pipefd[0], STDIN_FILENO) < 0)
                         _exit(127);
                 execve(path, argv, env);

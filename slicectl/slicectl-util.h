@@ -27,7 +27,7 @@ extern uint64_t arg_delay_usec;
 extern unsigned arg_iterations; /* 0: until q */
 extern bool arg_batch;
 extern bool arg_runtime;
-extern bool arg_dry_run;          /* penalty run --dry-run */
+extern bool arg_dry_run;           /* penalty run --dry-run */
 extern const char *arg_state_root; /* penalties' state and samples below this (tests); NULL: / */
 extern ConfPaths arg_conf;
 extern SliceTarget arg_target;   /* --backend, --cgroup-root, --parent, --slice-root, --cgroup-layout */

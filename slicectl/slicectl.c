@@ -250,7 +250,7 @@ static const struct {
 } verbs[] = {
         { "list", verb_list },   { "status", verb_status },   { "top", verb_top },     { "explain", verb_explain },
         { "check", verb_check }, { "set", verb_set },         { "unset", verb_unset }, { "apply", verb_apply },
-        { "gc", verb_gc },       { "metrics", verb_metrics }, { "reset", verb_reset },   { "penalty", verb_penalty },
+        { "gc", verb_gc },       { "metrics", verb_metrics }, { "reset", verb_reset }, { "penalty", verb_penalty },
 };
 
 int main(int argc, char **argv) {

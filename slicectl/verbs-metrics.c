@@ -192,7 +192,8 @@ static int metrics_collect(Metrics *m) {
                 return r;
         rows_log_skipped(&m->rows);
         for (size_t i = 0; i < m->rows.n; i++)
-                (void) penalty_state_load(arg_state_root, m->rows.rows[i].info.uid, &m->rows.rows[i].penalty, NULL, 0);
+                (void) penalty_state_load(arg_state_root, m->rows.rows[i].info.uid, &m->rows.rows[i].penalty, NULL,
+                                          0);
         r = make_labels(m);
         return r < 0 ? log_error(r, "out of memory") : 0;
 }

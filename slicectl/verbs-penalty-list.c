@@ -8,6 +8,7 @@
 
 #include "format.h"
 #include "json-out.h"
+#include "login-policy.h"
 #include "penalty-notify.h"
 #include "penalty-sample.h"
 #include "penalty-state.h"

@@ -18,6 +18,7 @@
 #include "penalty-sample.h"
 #include "penalty-state.h"
 #include "format.h"
+#include "login-policy.h"
 #include "rows.h"
 #include "slicectl-util.h"
 #include "state-file.h"
@@ -109,7 +110,8 @@ static uint64_t sample_use(Pass *p, const Resolved *res, const SliceInfo *info) 
                         return PENALTY_USE_UNKNOWN;
                 (void) penalty_exempt_procs(pids, n, res->penalty_exempt, &exempt, &n_exempt);
         }
-        if (penalty_samples_add(&s, p->boottime, info->stat.usage_usec, exempt, n_exempt, res->penalty.window_usec) < 0)
+        if (penalty_samples_add(&s, p->boottime, info->stat.usage_usec, exempt, n_exempt, res->penalty.window_usec) <
+            0)
                 return PENALTY_USE_UNKNOWN;
         if (!arg_dry_run) {
                 r = penalty_samples_save(arg_state_root, info->uid, &s);
@@ -132,13 +134,15 @@ static void describe(const char *user, uid_t uid, PenaltyAction a, const Resolve
         switch (a) {
         case PENALTY_START:
         case PENALTY_EXTEND:
-                snprintf(buf, n, "%s (uid %u): penalty %s%s: level %u, CPUQuota=%s until %s (used %s over %s, above %s)",
+                snprintf(buf, n,
+                         "%s (uid %u): penalty %s%s: level %u, CPUQuota=%s until %s (used %s over %s, above %s)",
                          user, (unsigned) uid, w, a == PENALTY_START ? "started" : "extended", st->level, cap, until,
                          use, win, above);
                 break;
         case PENALTY_LIFT:
-                snprintf(buf, n, "%s (uid %u): penalty %slifted: back to the configured values (level %u, forgotten "
-                                 "one by one after PenaltyForget= without an offence)",
+                snprintf(buf, n,
+                         "%s (uid %u): penalty %slifted: back to the configured values (level %u, forgotten "
+                         "one by one after PenaltyForget= without an offence)",
                          user, (unsigned) uid, w, st->level);
                 break;
         default:
@@ -178,10 +182,12 @@ static int load_state(const UserIdent *u, PenaltyState *st) {
         int r = penalty_state_load(arg_state_root, u->uid, st, why, sizeof why);
 
         if (r < 0)
-                log_error(r, "%s (uid %u): the penalty state " PENALTY_STATE_DIR "/%u %s; left as it is (a cap "
-                             "on the slice stays until 'slicectl penalty clear %u')",
-                          u->name, (unsigned) u->uid, (unsigned) u->uid, r == -EPERM || r == -EBADMSG ? why : strerror(-r),
-                          (unsigned) u->uid);
+                log_error(r,
+                          "%s (uid %u): the penalty state " PENALTY_STATE_DIR "/%u %s; nothing is decided for "
+                          "this user until it is fixed or removed ('slicectl penalty clear %u'): a cap on the "
+                          "running slice stays, a new login gets the configured values",
+                          u->name, (unsigned) u->uid, (unsigned) u->uid,
+                          r == -EPERM || r == -EBADMSG ? why : strerror(-r), (unsigned) u->uid);
         return r;
 }
 
@@ -254,7 +260,9 @@ static int decide_user(Pass *p, uid_t uid) {
                 if (r < 0)
                         return log_error(r, "%s: cannot save the penalty state: %s", u.name, strerror(-r));
         }
-        if (info && (a == PENALTY_START || a == PENALTY_EXTEND || a == PENALTY_LIFT || cap_missing(p, &res, &st, info)))
+        /* on systemd a stopped slice keeps the runtime value for its next start: lifted there too */
+        if ((info || (p->backend.systemd && a == PENALTY_LIFT)) &&
+            (a == PENALTY_START || a == PENALTY_EXTEND || a == PENALTY_LIFT || cap_missing(p, &res, &st, info)))
                 r = apply_cap(p, u.name, uid, &res, &st);
         if (a == PENALTY_START || a == PENALTY_EXTEND || a == PENALTY_LIFT)
                 notify(p, &u, a, &res, a == PENALTY_LIFT ? &before : &st);

@@ -416,9 +416,9 @@ static void status_penalty_print(const Resolved *res, const StatusPenalty *p) {
                            p->st.level, format_walltime(p->st.since, t1), cpu_quota_format(p->cap, cap),
                            format_walltime(p->st.until, t2), cpu_quota_format(p->st.cause_per_sec, use), win, above);
         else if (p->st.level > 0)
-                print_line(stdout, "Penalty:    none now; level %u since %s, one level forgotten per %s without an offence",
-                           p->st.level, format_walltime(p->st.until, t1),
-                           format_usec(res->penalty.forget_usec, t2));
+                print_line(stdout,
+                           "Penalty:    none now; level %u since %s, one level forgotten per %s without an offence",
+                           p->st.level, format_walltime(p->st.until, t1), format_usec(res->penalty.forget_usec, t2));
         else
                 print_line(stdout, "Penalty:    none (use above %s over %s starts one)", above, win);
 }

@@ -30,8 +30,8 @@ static int parse_line(PenaltySamples *s, const char *line) {
         PenaltyProc p;
         int pid, n = 0;
 
-        if (sscanf(line, "sample %" SCNu64 " %" SCNu64 " %" SCNu64 "%n", &x.time, &x.usage_usec, &x.exempt_usec, &n) ==
-                    3 &&
+        if (sscanf(line, "sample %" SCNu64 " %" SCNu64 " %" SCNu64 "%n", &x.time, &x.usage_usec, &x.exempt_usec,
+                   &n) == 3 &&
             !line[n]) {
                 if (s->n >= PENALTY_SAMPLES_MAX || (s->n && s->samples[s->n - 1].time > x.time))
                         return -EBADMSG;
@@ -40,8 +40,8 @@ static int parse_line(PenaltySamples *s, const char *line) {
                 s->samples[s->n++] = x;
                 return 0;
         }
-        if (sscanf(line, "proc %d %" SCNu64 " %" SCNu64 "%n", &pid, &p.start_tick, &p.cpu_usec, &n) == 3 && !line[n] &&
-            pid > 0 && s->n_procs < PENALTY_PROCS_MAX) {
+        if (sscanf(line, "proc %d %" SCNu64 " %" SCNu64 "%n", &pid, &p.start_tick, &p.cpu_usec, &n) == 3 &&
+            !line[n] && pid > 0 && s->n_procs < PENALTY_PROCS_MAX) {
                 p.pid = pid;
                 if (!GREEDY_REALLOC(s->procs, s->n_procs_alloc, s->n_procs + 1))
                         return -ENOMEM;
@@ -85,8 +85,8 @@ static int fill_samples(FILE *f, void *userdata) {
         const PenaltySamples *s = userdata;
 
         for (size_t i = 0; i < s->n; i++)
-                fprintf(f, "sample %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", s->samples[i].time, s->samples[i].usage_usec,
-                        s->samples[i].exempt_usec);
+                fprintf(f, "sample %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", s->samples[i].time,
+                        s->samples[i].usage_usec, s->samples[i].exempt_usec);
         for (size_t i = 0; i < s->n_procs; i++)
                 fprintf(f, "proc %d %" PRIu64 " %" PRIu64 "\n", (int) s->procs[i].pid, s->procs[i].start_tick,
                         s->procs[i].cpu_usec);

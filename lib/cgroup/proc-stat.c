@@ -45,7 +45,8 @@ int proc_stat_parse(const char *line, long ticks_per_sec, ProcStat *ret) {
         }
         *ret = (ProcStat) {};
         memcpy(ret->comm, open + 1, MIN(len, (size_t) PENALTY_COMM_MAX));
-        ret->cpu_usec = (v[F_UTIME] + v[F_STIME] + v[F_CUTIME] + v[F_CSTIME]) * (UINT64_C(1000000) / (uint64_t) ticks_per_sec);
+        ret->cpu_usec = (v[F_UTIME] + v[F_STIME] + v[F_CUTIME] + v[F_CSTIME]) *
+                        (UINT64_C(1000000) / (uint64_t) ticks_per_sec);
         ret->start_tick = v[F_STARTTIME];
         return 0;
 }

@@ -125,7 +125,7 @@ class Tree:
 
     def args(self):
         return ["--cgroup-root=" + self.root, "--cgroup-layout=" + self.layout, "--conf=" + self.conf,
-                "--confdir=" + self.confdir, "--rundir=" + self.rundir]
+                "--confdir=" + self.confdir, "--rundir=" + self.rundir, "--state-root=" + self.root + "/state"]
 
 
 def run(tree, *args, rc=0, stdin=None, user=None, raw_args=False, timeout=60, env=None, text=True):

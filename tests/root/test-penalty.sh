@@ -13,7 +13,7 @@
 : "${SLICECTL:?}"
 
 write_conf '* CPUWeight=100' \
-        'carol PenaltyAbove=30% PenaltyWindow=10s PenaltyQuota=20%,10% PenaltyTime=12s PenaltyForget=8s' \
+        'carol PenaltyAbove=30% PenaltyWindow=10s PenaltyQuota=20%,10% PenaltyTime=20s,12s PenaltyForget=8s' \
         'dave PenaltyAbove=30% PenaltyWindow=10s PenaltyQuota=20% PenaltyTime=1h PenaltyExempt=cc1'
 service cs "state_root=$T/state"
 sc() { with_syslog "$SLICECTL" --backend cgroupfs --parent "$PARENT" --conf "$T/cpuslice.conf" --confdir "$T/none" \
@@ -119,6 +119,16 @@ login dave -- true
 [ "$(quota 1500)" = -1 ] || fail "dave's next login is capped: $(quota 1500)"
 finish
 
+# passes are serialized: one waits for the lock another holds
+flock "$T/state/run/cpuslice/penalty.lock" sleep 3 &
+sleep 0.5
+s0=$(date +%s%N)
+sc penalty run > /dev/null
+waited=$(( ($(date +%s%N) - s0) / 1000000 ))
+wait $!
+echo "a pass waited $waited ms for the lock held 3 s"
+[ "$waited" -ge 2000 ] || fail "a pass ran beside another ($waited ms)"
+
 # 7. a state file that cannot be trusted is refused with one line, not taken for "no penalty"
 mkdir -p "$T/state/var/lib/cpuslice/penalty"
 printf 'level 1\n' > "$T/state/var/lib/cpuslice/penalty/1003"
@@ -128,7 +138,7 @@ grep -qF "carol (uid 1003): the penalty state /var/lib/cpuslice/penalty/1003 doe
 chown 1003 "$T/state/var/lib/cpuslice/penalty/1003"
 out=$(sc penalty list 2>&1)
 grep -qE '^carol +1003 +- refused: owned by uid 1003' <<< "$out" || fail "list of a state carol owns: $out"
-login carol -- true
+with_syslog "$PAM_RUN" --confdir "$T/pam.d" --service cs --user carol -- true || fail "carol's login failed"
 log_has "carol: penalty state /var/lib/cpuslice/penalty/1003 owned by uid 1003"
 
 # every decision was one syslog line

@@ -18,7 +18,9 @@
 static const Rule quota_line = { .line = 3 };
 
 static Resolved policy(void) {
-        Resolved res = { .matched = true, .slice = true, .limits = CPU_LIMITS_DEFAULT, .penalty = PENALTY_POLICY_DEFAULT };
+        Resolved res = {
+                .matched = true, .slice = true, .limits = CPU_LIMITS_DEFAULT, .penalty = PENALTY_POLICY_DEFAULT
+        };
 
         res.penalty.above_per_sec = 3 * USEC_PER_SEC / 2;
         res.penalty.quota_per_sec[0] = USEC_PER_SEC;
@@ -29,7 +31,9 @@ static Resolved policy(void) {
         return res;
 }
 
-static const PenaltyState level2 = { .level = 2, .active = true, .since = NOW - 60 * USEC_PER_SEC, .until = NOW + USEC_PER_HOUR };
+static const PenaltyState level2 = {
+        .level = 2, .active = true, .since = NOW - 60 * USEC_PER_SEC, .until = NOW + USEC_PER_HOUR
+};
 
 static void test_caps(void **state) {
         Resolved res = policy();

@@ -11,7 +11,7 @@
 #include "proc-stat.h"
 
 /* fields 14..17 (utime stime cutime cstime) and 22 (starttime) of proc(5) */
-#define TAIL(u, s, cu, cs, start) \
+#define TAIL(u, s, cu, cs, start)                                                                                    \
         " R 1 2 3 4 5 6 7 8 9 10 " u " " s " " cu " " cs " 20 0 1 0 " start " 1000 50 18446744073709551615 0"
 
 static void test_parse(void **state) {
@@ -61,8 +61,11 @@ static void test_self(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_parse),       cmocka_unit_test(test_hostile_name), cmocka_unit_test(test_negative_children),
-                cmocka_unit_test(test_bad),         cmocka_unit_test(test_self),
+                cmocka_unit_test(test_parse),
+                cmocka_unit_test(test_hostile_name),
+                cmocka_unit_test(test_negative_children),
+                cmocka_unit_test(test_bad),
+                cmocka_unit_test(test_self),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -60,7 +60,7 @@ int load_config(RuleSet *rs) {
         int r = load_config_full(rs, true);
 
         /* the timer's passes start with the first rule that asks for them (penalty-cap.h) */
-        if (r >= 0 && geteuid() == 0 && ruleset_has_penalties(rs))
+        if (r >= 0 && geteuid() == 0 && !arg_dry_run && ruleset_has_penalties(rs))
                 (void) penalty_marker_set(arg_state_root, true);
         return r;
 }

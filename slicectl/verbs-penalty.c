@@ -151,7 +151,8 @@ static void describe(const char *user, uid_t uid, PenaltyAction a, const Resolve
 }
 
 /* The config's values with the cap of st (if any) over them, to the running slice. */
-static int apply_cap(Pass *p, const char *user, uid_t uid, const Resolved *res, const PenaltyState *st) {
+static int apply_cap(Pass *p, const char *user, uid_t uid, const Resolved *res, const PenaltyState *st,
+                     PenaltyAction a) {
         Resolved capped = *res;
         CsError e = {};
         int r;
@@ -162,18 +163,22 @@ static int apply_cap(Pass *p, const char *user, uid_t uid, const Resolved *res, 
                 return 0; /* the slice ended meanwhile: the next login gives the cap */
         if (r < 0)
                 return log_error(r, "%s: applying the penalty: %s", user, cs_error_text(&e, r));
-        backend_report_apply(&p->backend, user, uid, "penalty lifted");
+        backend_report_apply(&p->backend, user, uid, a == PENALTY_LIFT ? "penalty lifted" : "penalty");
         return 0;
 }
 
-/* A cap that should hold but is not live (a daemon-reload, an admin's write): given again. */
-static bool cap_missing(const Pass *p, const Resolved *res, const PenaltyState *st, const SliceInfo *info) {
-        Resolved capped = *res;
+/* During a penalty the live quota is not what it should be (a daemon-reload, an admin's write, a
+ * PenaltyQuota= or CPUQuota= edited since): given again. */
+static bool cap_missing(Pass *p, const Resolved *res, const PenaltyState *st, const SliceInfo *info) {
+        Resolved want = *res;
         CpuKernelValues k;
 
-        if (!info || !penalty_cap_apply(&capped, st, p->now))
+        if (!info || !st->active)
                 return false;
-        cpu_limits_to_kernel(&capped.limits, &k);
+        if (!penalty_cap_apply(&want, st, p->now) && p->backend.systemd)
+                /* no cap now: the quota is the admin's or the config's, unless ours is still there */
+                return backend_revert_pending(&p->backend, info->uid, &want);
+        cpu_limits_to_kernel(&want.limits, &k);
         return slice_drift(p->backend.v2, info, &k) & (1u << SETTING_QUOTA);
 }
 
@@ -263,7 +268,7 @@ static int decide_user(Pass *p, uid_t uid) {
         /* on systemd a stopped slice keeps the runtime value for its next start: lifted there too */
         if ((info || (p->backend.systemd && a == PENALTY_LIFT)) &&
             (a == PENALTY_START || a == PENALTY_EXTEND || a == PENALTY_LIFT || cap_missing(p, &res, &st, info)))
-                r = apply_cap(p, u.name, uid, &res, &st);
+                r = apply_cap(p, u.name, uid, &res, &st, a);
         if (a == PENALTY_START || a == PENALTY_EXTEND || a == PENALTY_LIFT)
                 notify(p, &u, a, &res, a == PENALTY_LIFT ? &before : &st);
         return r;

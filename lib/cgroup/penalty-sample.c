@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "macro.h"
 #include "penalty-sample.h"
@@ -135,44 +137,73 @@ int penalty_exempt_procs(const pid_t *pids, size_t n, char *const *exempt, Penal
         return 0;
 }
 
-static uint64_t exempt_since(const PenaltySamples *s, const PenaltyProc *procs, size_t n_procs) {
+/* What the exempt processes used since the last sample: per process, what it added; for one not
+ * seen then, all of it if it started since (else nothing: what it used before is not this window's,
+ * and its share of it cannot be told apart). */
+static uint64_t exempt_since(const PenaltySamples *s, const PenaltyProc *procs, size_t n_procs, uint64_t last_time) {
+        const uint64_t usec_per_tick = USEC_PER_SEC / (uint64_t) sysconf(_SC_CLK_TCK);
         uint64_t sum = 0;
 
         for (size_t i = 0; i < n_procs; i++) {
-                uint64_t before = 0;
+                bool seen = false;
 
-                for (size_t j = 0; j < s->n_procs; j++)
+                for (size_t j = 0; j < s->n_procs && !seen; j++)
                         if (s->procs[j].pid == procs[i].pid && s->procs[j].start_tick == procs[i].start_tick) {
-                                before = MIN(s->procs[j].cpu_usec, procs[i].cpu_usec);
-                                break;
+                                sum += procs[i].cpu_usec - MIN(s->procs[j].cpu_usec, procs[i].cpu_usec);
+                                seen = true;
                         }
-                sum += procs[i].cpu_usec - before;
+                if (!seen && procs[i].start_tick * usec_per_tick >= last_time)
+                        sum += procs[i].cpu_usec;
         }
         return sum;
 }
 
-/* The newest sample at least window older than the newest: where the window starts. */
+/* Where the window starts: the oldest sample inside it, so that the measured span does not reach
+ * back before now - window; with passes sparser than the window, the newest one before it. -1
+ * while the history does not reach back a whole window. */
 static ssize_t window_start(const PenaltySamples *s, uint64_t window) {
-        if (s->n == 0 || s->samples[s->n - 1].time < window)
+        uint64_t newest;
+
+        if (s->n < 2)
                 return -1;
-        for (size_t i = s->n; i-- > 0;)
-                if (s->samples[i].time <= s->samples[s->n - 1].time - window)
+        newest = s->samples[s->n - 1].time;
+        if (newest < window || s->samples[0].time > newest - window)
+                return -1;
+        for (size_t i = 0; i < s->n - 1; i++)
+                if (s->samples[i].time >= newest - window)
                         return (ssize_t) i;
-        return -1;
+        return (ssize_t) s->n - 2;
+}
+
+/* The samples a window needs: the newest one at or before its start (so that it stays covered as
+ * time goes on) and those after. */
+static void drop_old(PenaltySamples *s, uint64_t window) {
+        uint64_t newest = s->samples[s->n - 1].time;
+        size_t keep = 0;
+
+        for (size_t i = 0; i < s->n && newest >= window && s->samples[i].time <= newest - window; i++)
+                keep = i;
+        if (keep > 0) {
+                memmove(s->samples, s->samples + keep, (s->n - keep) * sizeof *s->samples);
+                s->n -= keep;
+        }
 }
 
 int penalty_samples_add(PenaltySamples *s, uint64_t now, uint64_t usage_usec, PenaltyProc *procs, size_t n_procs,
                         uint64_t window) {
         const PenaltySample *last = s->n ? &s->samples[s->n - 1] : NULL;
         PenaltySample x = { now, usage_usec, 0 };
-        ssize_t start;
 
         if (last && (usage_usec < last->usage_usec || now < last->time))
                 s->n = 0, last = NULL;
         /* the first sample only marks where counting starts: whatever exempt processes used
          * before it is not in any window */
         if (last)
-                x.exempt_usec = last->exempt_usec + exempt_since(s, procs, n_procs);
+                x.exempt_usec = last->exempt_usec + exempt_since(s, procs, n_procs, last->time);
+        /* passes closer together than the history can hold for a whole window: the newest sample
+         * moves on instead of a new one (its exempt total is cumulative, so nothing is lost) */
+        if (s->n >= 2 && now - s->samples[s->n - 2].time < window / (PENALTY_SAMPLES_MAX / 2))
+                s->n--;
         if (s->n == PENALTY_SAMPLES_MAX)
                 memmove(s->samples, s->samples + 1, --s->n * sizeof *s->samples);
         if (!GREEDY_REALLOC(s->samples, s->n_alloc, s->n + 1)) {
@@ -183,11 +214,7 @@ int penalty_samples_add(PenaltySamples *s, uint64_t now, uint64_t usage_usec, Pe
         free(s->procs);
         s->procs = procs;
         s->n_procs = s->n_procs_alloc = n_procs;
-        start = window_start(s, window);
-        if (start > 0) {
-                memmove(s->samples, s->samples + start, (s->n - (size_t) start) * sizeof *s->samples);
-                s->n -= (size_t) start;
-        }
+        drop_old(s, window);
         return 0;
 }
 

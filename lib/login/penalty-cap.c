@@ -15,7 +15,8 @@
 bool penalty_cap_apply(Resolved *res, const PenaltyState *st, uint64_t now) {
         uint64_t cap;
 
-        if (!st->active || now >= st->until || !penalty_policy_enabled(&res->penalty))
+        if (!st->active || now >= st->until || !penalty_policy_enabled(&res->penalty) ||
+            penalty_policy_check(&res->penalty, NULL) < 0)
                 return false;
         cap = penalty_level_quota(&res->penalty, st->level);
         if (cap >= res->limits.quota_per_sec && res->source[SETTING_QUOTA])

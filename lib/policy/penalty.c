@@ -28,7 +28,7 @@ DEFINE_STRING_TABLE_LOOKUP(penalty_key, PenaltyKey);
 
 static const char *const allowed[_PENALTY_KEY_MAX] = {
         [PENALTY_KEY_ABOVE] = "off, or N% of one CPU as CPUQuota= takes it",
-        [PENALTY_KEY_WINDOW] = "a time of at least 10s (s, min, h)",
+        [PENALTY_KEY_WINDOW] = "a time of 10s to 24h (s, min, h)",
         [PENALTY_KEY_QUOTA] = "1 to 8 comma-separated CPUQuota= values, none above the one before",
         [PENALTY_KEY_TIME] = "1 to 8 comma-separated times above 0s",
         [PENALTY_KEY_FORGET] = "a time above 0s",
@@ -116,7 +116,7 @@ static int set_value(PenaltyPolicy *p, PenaltyKey k, const char *value) {
         case PENALTY_KEY_WINDOW:
                 if ((r = parse_sec(value, &v)) < 0)
                         return r;
-                if (v < PENALTY_WINDOW_MIN_USEC)
+                if (v < PENALTY_WINDOW_MIN_USEC || v > PENALTY_WINDOW_MAX_USEC)
                         return -ERANGE;
                 p->window_usec = v;
                 return 0;

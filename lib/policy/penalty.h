@@ -16,6 +16,8 @@
 #define PENALTY_LEVELS_MAX 8
 /* a window shorter than two passes of the 30 s timer would judge a compile, not a habit */
 #define PENALTY_WINDOW_MIN_USEC (10 * UINT64_C(1000000))
+/* a day: beyond it "sustained" is a policy for accounting, not for a login node */
+#define PENALTY_WINDOW_MAX_USEC (24 * 3600 * UINT64_C(1000000))
 #define PENALTY_WINDOW_DEFAULT_USEC (5 * 60 * UINT64_C(1000000))
 #define PENALTY_FORGET_DEFAULT_USEC (3 * 3600 * UINT64_C(1000000))
 /* "the window is not covered yet": no verdict, whatever the use so far */

@@ -13,7 +13,7 @@
 : "${SLICECTL:?}"
 
 write_conf '* CPUWeight=100' \
-        'carol PenaltyAbove=30% PenaltyWindow=10s PenaltyQuota=20%,10% PenaltyTime=20s,12s PenaltyForget=8s' \
+        'carol PenaltyAbove=30% PenaltyWindow=10s PenaltyQuota=20%,10% PenaltyTime=20s,12s PenaltyForget=15s' \
         'dave PenaltyAbove=30% PenaltyWindow=10s PenaltyQuota=20% PenaltyTime=1h PenaltyExempt=cc1'
 service cs "state_root=$T/state"
 sc() { with_syslog "$SLICECTL" --backend cgroupfs --parent "$PARENT" --conf "$T/cpuslice.conf" --confdir "$T/none" \
@@ -22,6 +22,7 @@ quota() { cat "$CPU/user.slice/user-$1.slice/cpu.cfs_quota_us"; }
 cp "$(command -v dash || command -v sh)" "$T/cc1"
 cp "$(command -v dash || command -v sh)" "$T/hog"
 STOP=$T/stop DAVE_STOP=$T/dave-stop
+fail() { touch "$STOP" "$DAVE_STOP"; echo "FAIL: $*"; exit 1; } # the hogs end with the test
 spin_as() { # NAME STOPFILE: a hog per CPU named NAME, until STOPFILE exists (120 s at most)
         local c
         for c in $(allowed_cpus); do
@@ -32,21 +33,25 @@ spin_as() { # NAME STOPFILE: a hog per CPU named NAME, until STOPFILE exists (12
 }
 PASSES=$T/passes
 : > "$PASSES"
-# pass_until PATTERN SECS: passes every second until one prints PATTERN (all output kept)
+# pass_until PATTERN SECS [COUNT]: passes every second until PATTERN has been printed COUNT times
+# (default 1) since the test began (all output kept: a pass run for another wait may see it first)
 pass_until() {
         local i out
         for i in $(seq "$2"); do
                 out=$(sc penalty run 2>&1) || fail "penalty run failed: $out"
                 [ -n "$out" ] && echo "$out" | sed "s/^/  [$(date +%T)] /" | tee -a "$PASSES"
-                grep -qF -- "$1" <<< "$out" && return 0
+                [ "$(grep -cF -- "$1" "$PASSES")" -ge "${3:-1}" ] && return 0
                 sleep 1
         done
-        fail "no pass said '$1' within $2 s; passes so far: $(cat "$PASSES")"
+        fail "no pass said '$1' (${3:-1} times) within $2 s; passes so far: $(cat "$PASSES")"
 }
-finish() { touch "$STOP" "$DAVE_STOP"; wait; }
+JOBS=()
+finish() { touch "$STOP" "$DAVE_STOP"; wait "${JOBS[@]}"; JOBS=(); }
 
 login carol -- sh -c "$(spin_as hog "$STOP")" &
+JOBS+=($!)
 login dave -- sh -c "$(spin_as cc1 "$DAVE_STOP")" &
+JOBS+=($!)
 wait_placed 1003 1500 >/dev/null || { finish; fail "no slices after 30 s: $(cat "$LOG")"; }
 [ "$(quota 1003)" = -1 ] || fail "carol starts capped: $(quota 1003)"
 
@@ -92,6 +97,7 @@ pass_until "carol (uid 1003): penalty lifted" 20
 [ "$(quota 1003)" = -1 ] || fail "lifted, but cfs_quota_us is $(quota 1003)"
 pass_until "carol (uid 1003): penalty started: level 2, CPUQuota=10%" 25
 [ "$(quota 1003)" = 10000 ] || fail "level 2, but cfs_quota_us is $(quota 1003)"
+touch "$STOP" # carol stops under her level 2: it ends, and nothing starts a level 3
 
 # 4. dave: only exempt hogs so far (as long as carol's whole story): never penalized; then a hog
 # with another name is
@@ -99,15 +105,14 @@ grep -q 'dave' "$PASSES" && fail "dave's exempt cc1 hogs were counted"
 touch "$DAVE_STOP"
 sleep 0.5
 rm -f "$DAVE_STOP"
-SERVICE=cs login dave -- sh -c "$(spin_as hog "$DAVE_STOP")" &
+login dave -- sh -c "$(spin_as hog "$DAVE_STOP")" &
+JOBS+=($!)
 pass_until "dave (uid 1500): penalty started: level 1, CPUQuota=20%" 30
-touch "$DAVE_STOP"
 
-# 5. carol stops: her level 2 ends, and the levels are forgotten one per 8 s
-touch "$STOP"
-pass_until "carol (uid 1003): penalty lifted" 20
-pass_until "carol (uid 1003): penalty level down to 1" 15
-pass_until "carol (uid 1003): penalty level down to 0" 15
+# 5. carol stopped: her level 2 ends, and the levels are forgotten one per 15 s
+pass_until "carol (uid 1003): penalty lifted" 20 2
+pass_until "carol (uid 1003): penalty level down to 1" 25
+pass_until "carol (uid 1003): penalty level down to 0" 25
 [ ! -e "$T/state/var/lib/cpuslice/penalty/1003" ] || fail "carol's state is still there at level 0"
 
 # 6. clear lifts dave's hour at once, and his next login is not capped

@@ -248,7 +248,7 @@ static void test_penalty_keys(void **state) {
                                          &r, &sk),
                          0);
         assert_int_equal(sk.n, 4);
-        assert_string_equal(sk.items[0].reason, "bad PenaltyWindow= value '5s' (allowed: a time of at least 10s (s, "
+        assert_string_equal(sk.items[0].reason, "bad PenaltyWindow= value '5s' (allowed: a time of 10s to 24h (s, "
                                                 "min, h))");
         assert_non_null(strstr(sk.items[1].reason, "none above the one before"));
         assert_non_null(strstr(sk.items[2].reason, "bad PenaltyExempt= name"));

@@ -71,6 +71,38 @@ static void test_exempt(void **state) {
         assert_int_equal(s.samples[s.n - 1].exempt_usec, 9 * S); /* min(before, now): nothing negative */
 }
 
+/* The measured span starts inside the window (an irregular pass does not stretch it back), but
+ * passes sparser than the window measure from the last one before it. */
+static void test_window_start(void **state) {
+        _cleanup_(penalty_samples_done) PenaltySamples s = {}, t = {};
+
+        add(&s, 0, 0, 0, NULL);
+        add(&s, 30, 30, 0, NULL);
+        assert_int_equal(penalty_samples_use(&s, WINDOW), S); /* sparse: 0..30 */
+        add(&s, 38, 46, 0, NULL);
+        assert_int_equal(penalty_samples_use(&s, WINDOW), 2 * S); /* 30..38, not 0..38 */
+        /* passes far closer than the history can hold for a window: the newest moves on */
+        add(&t, 0, 0, 0, NULL);
+        for (uint64_t i = 1; i <= 100; i++)
+                assert_int_equal(penalty_samples_add(&t, i, i, NULL, 0, WINDOW), 0);
+        assert_int_equal(t.n, 2);
+}
+
+/* An exempt process first seen now counts only if it started since the last pass: what an older
+ * one used before is not this window's. */
+static void test_exempt_new_old(void **state) {
+        _cleanup_(penalty_samples_done) PenaltySamples s = {};
+        PenaltyProc *v = calloc(2, sizeof *v);
+        uint64_t tick = S / (uint64_t) sysconf(_SC_CLK_TCK);
+
+        assert_non_null(v);
+        add(&s, 100, 0, 0, NULL);
+        v[0] = (PenaltyProc) { 7, 50 * S / tick, 40 * S }; /* started at 50 s: before the last pass */
+        v[1] = (PenaltyProc) { 8, 105 * S / tick, 3 * S }; /* started at 105 s */
+        assert_int_equal(penalty_samples_add(&s, 110 * S, 20 * S, v, 2, WINDOW), 0);
+        assert_int_equal(s.samples[1].exempt_usec, 3 * S);
+}
+
 /* More exempt time than use (children reaped into an exempt parent) is no use, not less than none. */
 static void test_exempt_clamped(void **state) {
         _cleanup_(penalty_samples_done) PenaltySamples s = {};
@@ -142,6 +174,7 @@ int main(void) {
                 cmocka_unit_test(test_window),         cmocka_unit_test(test_exempt),
                 cmocka_unit_test(test_exempt_clamped), cmocka_unit_test(test_counter_reset),
                 cmocka_unit_test(test_save_load),      cmocka_unit_test(test_corrupt),
+                cmocka_unit_test(test_window_start),   cmocka_unit_test(test_exempt_new_old),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -236,6 +236,8 @@ static void test_rule_values(void **state) {
                 { PENALTY_KEY_WINDOW, "10s", 0 },
                 { PENALTY_KEY_WINDOW, "5min", 0 },
                 { PENALTY_KEY_WINDOW, "9s", -ERANGE },
+                { PENALTY_KEY_WINDOW, "24h", 0 },
+                { PENALTY_KEY_WINDOW, "25h", -ERANGE },
                 { PENALTY_KEY_WINDOW, "soon", -EINVAL },
                 { PENALTY_KEY_QUOTA, "100%,50%,25%", 0 },
                 { PENALTY_KEY_QUOTA, "50%", 0 },

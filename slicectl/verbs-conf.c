@@ -179,6 +179,36 @@ static void check_names(const RuleSet *rs, DiagList *d) {
         }
 }
 
+/* Whether key k reaches the users of r from r itself, a line for the same domain or a '*' line. */
+static bool penalty_key_near(const RuleSet *rs, const Rule *r, PenaltyKey k) {
+        for (size_t i = 0; i < rs->n; i++) {
+                const Rule *o = &rs->rules[i];
+
+                if ((o->penalty.mask & (1u << k)) &&
+                    (o == r || o->domain.type == DOMAIN_ALL || domain_equal(&o->domain, &r->domain)))
+                        return true;
+        }
+        return false;
+}
+
+/* A PenaltyAbove= whose caps or times come from nowhere near it: the passes would skip its users
+ * with a warning each time; said once here instead. */
+static void check_penalties(const RuleSet *rs, DiagList *d) {
+        for (size_t i = 0; i < rs->n; i++) {
+                const Rule *r = &rs->rules[i];
+
+                if (!(r->penalty.mask & (1u << PENALTY_KEY_ABOVE)) || !penalty_policy_enabled(&r->penalty.policy))
+                        continue;
+                for (PenaltyKey k = PENALTY_KEY_QUOTA; k <= PENALTY_KEY_TIME; k++)
+                        if (!penalty_key_near(rs, r, k))
+                                diag_add(d, DIAG_WARNING, rule_file(rs, r), r->line,
+                                         "PenaltyAbove= without %s= on this line, a line for the same domain or a "
+                                         "'*' line: its users get no penalty unless another line that matches "
+                                         "them gives it",
+                                         penalty_key_to_string(k));
+        }
+}
+
 int check_collect(int argc, char **argv, DiagList *d) {
         _cleanup_(ruleset_done) RuleSet rs = {};
         int r;
@@ -198,6 +228,7 @@ int check_collect(int argc, char **argv, DiagList *d) {
                         return log_error(r, "out of memory");
         }
         check_names(&rs, d);
+        check_penalties(&rs, d);
         return 0;
 }
 

@@ -561,6 +561,16 @@ def case_check():
         doc = json.loads(run(t, "check", "--json", rc=2).stdout)
         check(doc["errors"] == 0 and doc["warnings"] == 2 and len(doc["diagnostics"]) == 2,
               "check --json, warnings only: %r" % doc)
+        # a PenaltyAbove= with no caps or times anywhere near it: said once, here
+        t.config("alice PenaltyAbove=150%\n* PenaltyTime=1h\n@staff PenaltyQuota=50%\n"
+                 "@staff PenaltyAbove=off\nbob PenaltyAbove=90% PenaltyQuota=50% PenaltyWindow=5s\n", "30-bad.conf")
+        p = run(t, "check", rc=1)
+        check(p.stderr.splitlines() == [
+            bad + ":5: error: bad PenaltyWindow= value '5s' (allowed: a time of 10s to 24h (s, min, h)); setting "
+            "skipped",
+            bad + ":1: warning: PenaltyAbove= without PenaltyQuota= on this line, a line for the same domain or a "
+            "'*' line: its users get no penalty unless another line that matches them gives it"],
+              "penalty checks: %r" % p.stderr)
         os.unlink(bad)
         # a git checkout: named files' ownership and mode only warn
         t.write("checkout.conf", "alice CPUWeight=5\n", 0o666)

@@ -571,6 +571,16 @@ def case_check():
             bad + ":1: warning: PenaltyAbove= without PenaltyQuota= on this line, a line for the same domain or a "
             "'*' line: its users get no penalty unless another line that matches them gives it"],
               "penalty checks: %r" % p.stderr)
+        # explain: each Penalty*= key with the line that gave it, as the config spells it
+        t.config("* PenaltyAbove=200% PenaltyQuota=100%,50% PenaltyTime=30min,90s PenaltyExempt=make cc1\n"
+                 "alice PenaltyAbove=150%\n", "30-bad.conf")
+        doc = json.loads(run(t, "--json", "explain", "alice").stdout)
+        got = [(x["setting"], x["value"], x["source"]["line"]) for x in doc["penalty"]]
+        check(got == [("PenaltyAbove", "150%", 2), ("PenaltyQuota", "100%,50%", 1), ("PenaltyTime", "30min,90s", 1),
+                      ("PenaltyExempt", "make cc1", 1)], "explain --json penalty: %r" % got)
+        text = run(t, "explain", "alice").stdout
+        check("PenaltyAbove=150%\n  wins        " + bad + ":2: alice PenaltyAbove=150%\n  overridden  " + bad
+              + ":1: * PenaltyAbove=200%" in text, "explain penalty text: %r" % text)
         os.unlink(bad)
         # a git checkout: named files' ownership and mode only warn
         t.write("checkout.conf", "alice CPUWeight=5\n", 0o666)

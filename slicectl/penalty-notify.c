@@ -139,7 +139,10 @@ static void run_hook(const PenaltyNote *n) {
                                  until,         NULL };
                 if (dup2(pipefd[0], STDIN_FILENO) < 0)
                         _exit(127);
-                execve(path, argv, env);
+                /* the file checked is the file run (a script's interpreter opens it by its fd) */
+                if (fcntl(fd, F_SETFD, 0) < 0)
+                        _exit(127);
+                fexecve(fd, argv, env);
                 _exit(127);
         }
         close(pipefd[0]);

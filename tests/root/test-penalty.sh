@@ -31,6 +31,11 @@ spin_as() { # NAME STOPFILE: a hog per CPU named NAME, until STOPFILE exists (12
         done
         echo wait
 }
+# the admin's hook: its arguments and its stdin (the busiest processes) kept for the checks
+mkdir -p "$T/state/etc/cpuslice"
+printf '#!/bin/sh\necho "$*" >> %s/hook.args\ncat >> %s/hook.stdin\n' "$T" "$T" > "$T/state/etc/cpuslice/penalty-hook"
+chmod 0755 "$T/state/etc/cpuslice/penalty-hook"
+ln -s /proc/self/fd "$T/dev/fd" # the private /dev of with_syslog: a script run by its fd needs it
 PASSES=$T/passes
 : > "$PASSES"
 # pass_until PATTERN SECS [COUNT]: passes every second until PATTERN has been printed COUNT times
@@ -61,6 +66,8 @@ pass_until "carol (uid 1003): penalty started: level 1, CPUQuota=20%" 30
 t1=$(date +%s)
 [ $((t1 - t0)) -ge 9 ] || fail "capped after $((t1 - t0)) s, before a whole 10 s window"
 [ "$(quota 1003)" = 20000 ] || fail "carol's cfs_quota_us is $(quota 1003), want 20000"
+grep -qE '^start carol 1003 1 20% [0-9]{10}$' "$T/hook.args" || fail "the hook's arguments: $(cat "$T/hook.args")"
+grep -qE '^[0-9]+ hog [0-9.]+$' "$T/hook.stdin" || fail "the hook's stdin lacks carol's hogs: $(cat "$T/hook.stdin")"
 sleep 1
 u0=$(usage_usec 1003) s0=$(date +%s%N)
 sleep 3

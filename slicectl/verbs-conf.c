@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cpu-value.h"
 #include "format.h"
 #include "time-util.h"
 #include "login-policy.h"
+#include "penalty-cap.h"
 #include "slicectl-util.h"
 #include "backend.h"
 #include "verbs.h"
@@ -323,6 +325,9 @@ int check_collect(int argc, char **argv, DiagList *d) {
                 r = conf_load(&rs, &arg_conf, CONF_PERMS_ENFORCE, d);
                 if (r == -ENOMEM)
                         return log_error(r, "out of memory");
+                /* the installed config switches penalties on: the timer's passes may start */
+                if (r >= 0 && geteuid() == 0 && ruleset_has_penalties(&rs))
+                        (void) penalty_marker_set(arg_state_root, true);
         }
         check_names(&rs, d);
         check_penalties(&rs, d);

@@ -38,6 +38,7 @@ static const struct {
         { "slice_root", offsetof(ModuleArgs, target.slice_root) },
         { "bus_socket", offsetof(ModuleArgs, target.bus.socket) },
         { "bus_root", offsetof(ModuleArgs, target.bus.root) },
+        { "state_root", offsetof(ModuleArgs, state_root) },
 };
 
 static bool parse_path_arg(const char *arg, ModuleArgs *a) {

@@ -11,11 +11,12 @@
 
 typedef struct ModuleArgs {
         ConfPaths conf;
-        SliceTarget target;    /* backend=, cgroup_root=, parent=, slice_root=, cgroup_layout=, allow_plain_tree,
+        SliceTarget target;     /* backend=, cgroup_root=, parent=, slice_root=, cgroup_layout=, allow_plain_tree,
                                  * bus_socket=, bus_root= */
-        uint64_t timeout_usec; /* for the system bus: the whole of a login's bus work */
-        unsigned max_scopes;   /* cgroupfs: live session scopes per user, the new one included (0: no cap) */
-        bool target_user;      /* systemd: move su/sudo/runuser sessions into the target's slice */
+        const char *state_root; /* state_root=: penalties' state below this (tests); NULL: / */
+        uint64_t timeout_usec;  /* for the system bus: the whole of a login's bus work */
+        unsigned max_scopes;    /* cgroupfs: live session scopes per user, the new one included (0: no cap) */
+        bool target_user;       /* systemd: move su/sudo/runuser sessions into the target's slice */
         bool strict;
         bool debug;
 } ModuleArgs;

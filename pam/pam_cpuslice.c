@@ -23,6 +23,7 @@
 #include "systemd-plugin.h"
 #include "conf.h"
 #include "login-policy.h"
+#include "penalty-cap.h"
 #include "macro.h"
 #include "pam-args.h"
 #include "rules.h"
@@ -110,6 +111,24 @@ static void log_resolution(Login *l) {
                    cpu_quota_format(l->res.limits.quota_per_sec, q), cpu_period_format(l->res.limits.period_usec, p));
 }
 
+/* A penalty the timer's pass gave this user holds across logins: the stricter of the config's
+ * quota and the penalty's cap. A state that cannot be trusted is not obeyed, but said. */
+static void apply_penalty(Login *l) {
+        char why[128];
+        int r;
+
+        if (!penalty_policy_enabled(&l->res.penalty))
+                return;
+        (void) penalty_marker_set(l->args.state_root, true);
+        r = penalty_cap_load_apply(&l->res, l->args.state_root, l->user.uid, why, sizeof why);
+        if (r < 0)
+                pam_syslog(l->h, LOG_ERR,
+                           "%s: penalty state " PENALTY_STATE_DIR "/%u %s; the configured values apply", l->user_esc,
+                           (unsigned) l->user.uid, r == -EPERM || r == -EBADMSG ? why : strerror(-r));
+        else if (r > 0 && l->args.debug)
+                pam_syslog(l->h, LOG_DEBUG, "%s: penalized: CPUQuota capped", l->user_esc);
+}
+
 /* PAM_SUCCESS: go on and apply; anything else is the hook's answer. */
 static int resolve_settings(Login *l) {
         int r;
@@ -129,6 +148,7 @@ static int resolve_settings(Login *l) {
                         pam_syslog(l->h, LOG_DEBUG, "%s: %s; left alone", l->user_esc, login_skip_reason(&l->res));
                 return PAM_IGNORE;
         }
+        apply_penalty(l);
         log_resolution(l);
         return PAM_SUCCESS;
 }

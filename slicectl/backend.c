@@ -161,7 +161,7 @@ unsigned backend_owned_settings(const SliceBackend *b, const Resolved *res) {
         if (!b->systemd)
                 return ~0u; /* the cgroupfs backend owns its tree: every value is ours */
         for (Setting s = 0; s < _SETTING_MAX; s++)
-                if (res->source[s])
+                if (resolved_gives(res, s))
                         mask |= 1u << s;
         return mask;
 }
@@ -182,7 +182,7 @@ bool backend_revert_pending(const SliceBackend *b, uid_t uid, const Resolved *re
         if (applied_record_load(b->bus.root, uid, &rec) < 0)
                 return false;
         for (BusProp p = 0; p < _BUS_PROP_MAX; p++)
-                if (rec.prop[p].set && !res->source[prop_setting(p)])
+                if (rec.prop[p].set && !resolved_gives(res, prop_setting(p)))
                         return true;
         return false;
 }

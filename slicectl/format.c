@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <inttypes.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "format.h"
+#include "time-util.h"
 
 const char *format_usec(uint64_t usec, char buf[static FORMAT_MAX]) {
         if (usec < 1000)
@@ -25,5 +27,14 @@ const char *format_usec(uint64_t usec, char buf[static FORMAT_MAX]) {
 /* One decimal always, as the CPU% column: a column of "120 %" and "80.0 %" reads as two units */
 const char *format_percent(double pct, char buf[static FORMAT_MAX]) {
         snprintf(buf, FORMAT_MAX, "%.1f %%", pct);
+        return buf;
+}
+
+const char *format_walltime(uint64_t usec, char buf[static FORMAT_MAX]) {
+        time_t t = (time_t) (usec / USEC_PER_SEC);
+        struct tm tm;
+
+        if (usec == 0 || !localtime_r(&t, &tm) || strftime(buf, FORMAT_MAX, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+                return "-";
         return buf;
 }

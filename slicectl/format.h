@@ -9,3 +9,5 @@
 
 const char *format_usec(uint64_t usec, char buf[static FORMAT_MAX]);
 const char *format_percent(double pct, char buf[static FORMAT_MAX]);
+/* A wall-clock time in µs as local "2026-12-04 23:10:00"; "-" for 0. */
+const char *format_walltime(uint64_t usec, char buf[static FORMAT_MAX]);

@@ -8,6 +8,7 @@
 
 #include "backend.h"
 #include "conf.h"
+#include "penalty-state.h"
 #include "rules.h"
 #include "slice-read.h"
 
@@ -19,6 +20,7 @@ typedef struct SliceRow {
         uint64_t weight;      /* the CPUWeight= the kernel value stands for; CGSTAT_NONE: unknown */
         double quota_percent; /* < 0: no quota (or unknown: see info.quota_usec) */
         double cpu_percent;   /* < 0: not sampled */
+        PenaltyState penalty; /* metrics only: the saved penalty state (none when refused) */
 } SliceRow;
 
 typedef struct Rows {

@@ -11,6 +11,7 @@
 
 #include "login-policy.h"
 #include "parse-util.h"
+#include "penalty-cap.h"
 #include "slicectl-util.h"
 
 bool arg_json;
@@ -23,6 +24,8 @@ uint64_t arg_delay_usec = USEC_PER_SEC;
 unsigned arg_iterations;
 bool arg_batch;
 bool arg_runtime;
+bool arg_dry_run;
+const char *arg_state_root;
 ConfPaths arg_conf;
 /* slicectl reads trees it is pointed at with --cgroup-root: a plain directory tree is the admin's own */
 SliceTarget arg_target = { .backend = SLICE_BACKEND_AUTO, .layout = -1, .allow_plain_tree = true };
@@ -54,7 +57,12 @@ static int load_config_full(RuleSet *rs, bool warnings) {
 }
 
 int load_config(RuleSet *rs) {
-        return load_config_full(rs, true);
+        int r = load_config_full(rs, true);
+
+        /* the timer's passes start with the first rule that asks for them (penalty-cap.h) */
+        if (r >= 0 && geteuid() == 0 && !arg_dry_run && ruleset_has_penalties(rs))
+                (void) penalty_marker_set(arg_state_root, true);
+        return r;
 }
 
 int check_config_accepted(void) {
@@ -126,6 +134,15 @@ int ident_for_uid(uid_t uid, UserIdent *ret) {
         }
         *ret = u;
         return 0;
+}
+
+void penalty_cap_or_warn(const UserIdent *u, Resolved *res) {
+        char why[128];
+        int r = penalty_cap_load_apply(res, arg_state_root, u->uid, why, sizeof why);
+
+        if (r < 0)
+                log_warning("%s: the penalty state %s; the configured values apply", u->name,
+                            r == -EPERM || r == -EBADMSG ? why : strerror(-r));
 }
 
 const char *domain_unknown_kind(const Domain *d) {

@@ -27,6 +27,8 @@ extern uint64_t arg_delay_usec;
 extern unsigned arg_iterations; /* 0: until q */
 extern bool arg_batch;
 extern bool arg_runtime;
+extern bool arg_dry_run;           /* penalty run --dry-run */
+extern const char *arg_state_root; /* penalties' state and samples below this (tests); NULL: / */
 extern ConfPaths arg_conf;
 extern SliceTarget arg_target;   /* --backend, --cgroup-root, --parent, --slice-root, --cgroup-layout */
 extern const char *arg_textfile; /* metrics --textfile DIR */
@@ -46,6 +48,9 @@ int resolve_user_arg(const char *arg, bool allow_unknown_uid, UserIdent *ret);
 int resolve_one_user(const char *verb, int argc, char **argv, UserIdent *u, RuleSet *rs, Resolved *res);
 /* A uid from a slice: NSS's answer, or an ident named by the number with no groups. */
 int ident_for_uid(uid_t uid, UserIdent *ret);
+/* An active penalty's cap over res, as a login gives it (penalty-cap.h); a refused state is a
+ * warning and leaves res as the config gave it. */
+void penalty_cap_or_warn(const UserIdent *u, Resolved *res);
 /* "user" or "group" when the domain names one NSS does not know (check warns, set too); else NULL. */
 const char *domain_unknown_kind(const Domain *d);
 /* Writing verbs: root, or a plain error saying so. */

@@ -34,9 +34,12 @@ static void help(void) {
                "  gc                       remove empty user slices and session scopes\n"
                "  reset [USER...]          lift pam_cpuslice's values until the next login\n"
                "  metrics                  Prometheus metrics of the user slices (--textfile DIR: DIR/cpuslice.prom)\n"
+               "  penalty run              one pass of the sustained-use penalties (the timer's)\n"
+               "  penalty list             who is penalized, at which level, until when\n"
+               "  penalty clear USER|UID   lift a penalty now and forget its level\n"
                "\n"
                "Options of some commands, named first:\n"
-               "  -J, --json               list, top, status, explain, check: JSON output\n"
+               "  -J, --json               list, top, status, explain, check, penalty: JSON output\n"
                "  -r, --raw                list, top: raw output: no alignment, plain numbers, no count line\n"
                "  -n, --noheadings         list, top: no column headings and no count line\n"
                "  -o, --output LIST        list, top: columns to show (+LIST appends to the default)\n"
@@ -47,6 +50,7 @@ static void help(void) {
                "  -N, --iterations N       top: refresh N times, then exit\n"
                "  -b, --batch              top: no terminal control, for scripts\n"
                "      --runtime            set, unset: edit %s/50-slicectl.conf (gone at reboot)\n"
+               "      --dry-run            penalty: (run) decide and print, change nothing\n"
                "      --textfile DIR       metrics: replace DIR/cpuslice.prom atomically instead of printing\n"
                "\n"
                "Where the config and the slices are, for every command that reads them:\n"
@@ -62,6 +66,7 @@ static void help(void) {
                "      --bus-socket PATH    systemd backend: this D-Bus socket instead of the system bus (tests)\n"
                "      --bus-root DIR       systemd backend: look for systemd's control dirs and the record below\n"
                "                           DIR (tests)\n"
+               "      --state-root DIR     penalties: keep their state and samples below DIR (tests)\n"
                "\n"
                "  -h, --help               this help\n"
                "  -V, --version            version\n"
@@ -97,6 +102,8 @@ enum {
         ARG_TEXTFILE,
         ARG_BUS_SOCKET,
         ARG_BUS_ROOT,
+        ARG_DRY_RUN,
+        ARG_STATE_ROOT,
 };
 
 static int parse_argv(int argc, char **argv) {
@@ -112,6 +119,8 @@ static int parse_argv(int argc, char **argv) {
                 { "iterations", required_argument, NULL, 'N' },
                 { "batch", no_argument, NULL, 'b' },
                 { "runtime", no_argument, NULL, ARG_RUNTIME },
+                { "dry-run", no_argument, NULL, ARG_DRY_RUN },
+                { "state-root", required_argument, NULL, ARG_STATE_ROOT },
                 { "conf", required_argument, NULL, ARG_CONF },
                 { "confdir", required_argument, NULL, ARG_CONFDIR },
                 { "rundir", required_argument, NULL, ARG_RUNDIR },
@@ -167,6 +176,12 @@ static int parse_argv(int argc, char **argv) {
                         break;
                 case 'b':
                         arg_batch = true;
+                        break;
+                case ARG_DRY_RUN:
+                        arg_dry_run = true;
+                        break;
+                case ARG_STATE_ROOT:
+                        arg_state_root = optarg;
                         break;
                 case ARG_RUNTIME:
                         arg_runtime = true;
@@ -235,7 +250,7 @@ static const struct {
 } verbs[] = {
         { "list", verb_list },   { "status", verb_status },   { "top", verb_top },     { "explain", verb_explain },
         { "check", verb_check }, { "set", verb_set },         { "unset", verb_unset }, { "apply", verb_apply },
-        { "gc", verb_gc },       { "metrics", verb_metrics }, { "reset", verb_reset },
+        { "gc", verb_gc },       { "metrics", verb_metrics }, { "reset", verb_reset }, { "penalty", verb_penalty },
 };
 
 int main(int argc, char **argv) {

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The config-only verbs: explain and check. Neither needs a cgroup, nor a session. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cpu-value.h"
+#include "format.h"
+#include "time-util.h"
 #include "login-policy.h"
+#include "penalty-cap.h"
 #include "slicectl-util.h"
 #include "backend.h"
 #include "verbs.h"
@@ -25,6 +30,55 @@ static const char *setting_value(const Resolved *res, Setting s, char buf[static
                 return cpu_period_format(res->limits.period_usec, buf);
         default:
                 return "?";
+        }
+}
+
+/* A time as cpuslice.conf spells it: "30min", "1h", "90s", "250ms". */
+static const char *config_time(uint64_t usec, char buf[static FORMAT_MAX]) {
+        static const struct {
+                uint64_t unit;
+                const char *name;
+        } units[] = {
+                { USEC_PER_HOUR, "h" }, { USEC_PER_MINUTE, "min" }, { USEC_PER_SEC, "s" }, { USEC_PER_MSEC, "ms" }
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(units); i++)
+                if (usec >= units[i].unit && usec % units[i].unit == 0) {
+                        snprintf(buf, FORMAT_MAX, "%" PRIu64 "%s", usec / units[i].unit, units[i].name);
+                        return buf;
+                }
+        snprintf(buf, FORMAT_MAX, "%" PRIu64 "us", usec);
+        return buf;
+}
+
+/* A Penalty*= key's resolved value, as cpuslice.conf spells it. */
+static const char *penalty_value(const Resolved *res, PenaltyKey k, char *buf, size_t n) {
+        const PenaltyPolicy *p = &res->penalty;
+        char v[CPU_FORMAT_MAX], t[FORMAT_MAX];
+        size_t len = 0;
+
+        buf[0] = '\0';
+        switch (k) {
+        case PENALTY_KEY_ABOVE:
+                return penalty_policy_enabled(p) ? cpu_quota_format(p->above_per_sec, buf) : "off";
+        case PENALTY_KEY_WINDOW:
+                return config_time(p->window_usec, buf);
+        case PENALTY_KEY_FORGET:
+                return config_time(p->forget_usec, buf);
+        case PENALTY_KEY_QUOTA:
+                for (size_t i = 0; i < p->n_quota && len < n; i++)
+                        len += (size_t) snprintf(buf + len, n - len, "%s%s", i ? "," : "",
+                                                 cpu_quota_format(p->quota_per_sec[i], v));
+                return buf[0] ? buf : "-";
+        case PENALTY_KEY_TIME:
+                for (size_t i = 0; i < p->n_time && len < n; i++)
+                        len += (size_t) snprintf(buf + len, n - len, "%s%s", i ? "," : "",
+                                                 config_time(p->time_usec[i], t));
+                return buf[0] ? buf : "-";
+        default:
+                for (size_t i = 0; res->penalty_exempt && res->penalty_exempt[i] && len < n; i++)
+                        len += (size_t) snprintf(buf + len, n - len, "%s%s", i ? " " : "", res->penalty_exempt[i]);
+                return buf[0] ? buf : "-";
         }
 }
 
@@ -93,7 +147,49 @@ static int explain_json(const RuleSet *rs, UserIdent *u, const Resolved *res) {
                 json_close(&j, '{');
         }
         json_close(&j, '[');
+        json_open(&j, "penalty", '[');
+        for (PenaltyKey k = 0; k < _PENALTY_KEY_MAX; k++) {
+                char buf[512];
+
+                if (!res->penalty_source[k])
+                        continue;
+                json_open(&j, NULL, '{');
+                json_string(&j, "setting", penalty_key_to_string(k));
+                json_string(&j, "value", penalty_value(res, k, buf, sizeof buf));
+                json_open(&j, "source", '{');
+                json_rule(&j, rs, res->penalty_source[k]);
+                json_close(&j, '{');
+                json_close(&j, '{');
+        }
+        json_close(&j, '[');
         json_close(&j, '{');
+        return 0;
+}
+
+/* The Penalty*= keys some line gives this user, each with its line and the lines it overrode. */
+static int explain_penalty(const RuleSet *rs, UserIdent *u, const Resolved *res) {
+        for (PenaltyKey k = 0; k < _PENALTY_KEY_MAX; k++) {
+                const Rule *w = res->penalty_source[k];
+                char buf[512];
+                int r;
+
+                if (!w)
+                        continue;
+                putchar('\n');
+                print_line(stdout, "%s=%s", penalty_key_to_string(k), penalty_value(res, k, buf, sizeof buf));
+                print_line(stdout, "  wins        %s:%u: %s", rule_file(rs, w), w->line, w->text);
+                for (size_t i = 0; i < rs->n; i++) {
+                        const Rule *l = &rs->rules[i];
+
+                        if (l == w || !(l->penalty.mask & (1u << k)))
+                                continue;
+                        r = rule_matches(l, u);
+                        if (r < 0)
+                                return log_error(r, "looking up groups of %s: %s", u->name, strerror(-r));
+                        if (r > 0)
+                                print_loser(rs, l, w);
+                }
+        }
         return 0;
 }
 
@@ -161,6 +257,9 @@ int verb_explain(int argc, char **argv) {
                                        cpu_period_format(k.period_usec, buf));
                 }
         }
+        r = explain_penalty(&rs, &u, &res);
+        if (r < 0)
+                return r;
         if (!login_gets_slice(&res))
                 printf("\n%s: a login of this user gets no slice; the other settings are not applied.\n",
                        login_skip_reason(&res));
@@ -176,6 +275,36 @@ static void check_names(const RuleSet *rs, DiagList *d) {
                 if (unknown)
                         diag_add(d, DIAG_WARNING, rule_file(rs, r), r->line, "unknown %s '%s'", unknown,
                                  r->domain.name);
+        }
+}
+
+/* Whether key k reaches the users of r from r itself, a line for the same domain or a '*' line. */
+static bool penalty_key_near(const RuleSet *rs, const Rule *r, PenaltyKey k) {
+        for (size_t i = 0; i < rs->n; i++) {
+                const Rule *o = &rs->rules[i];
+
+                if ((o->penalty.mask & (1u << k)) &&
+                    (o == r || o->domain.type == DOMAIN_ALL || domain_equal(&o->domain, &r->domain)))
+                        return true;
+        }
+        return false;
+}
+
+/* A PenaltyAbove= whose caps or times come from nowhere near it: the passes would skip its users
+ * with a warning each time; said once here instead. */
+static void check_penalties(const RuleSet *rs, DiagList *d) {
+        for (size_t i = 0; i < rs->n; i++) {
+                const Rule *r = &rs->rules[i];
+
+                if (!(r->penalty.mask & (1u << PENALTY_KEY_ABOVE)) || !penalty_policy_enabled(&r->penalty.policy))
+                        continue;
+                for (PenaltyKey k = PENALTY_KEY_QUOTA; k <= PENALTY_KEY_TIME; k++)
+                        if (!penalty_key_near(rs, r, k))
+                                diag_add(d, DIAG_WARNING, rule_file(rs, r), r->line,
+                                         "PenaltyAbove= without %s= on this line, a line for the same domain or a "
+                                         "'*' line: its users get no penalty unless another line that matches "
+                                         "them gives it",
+                                         penalty_key_to_string(k));
         }
 }
 
@@ -196,8 +325,12 @@ int check_collect(int argc, char **argv, DiagList *d) {
                 r = conf_load(&rs, &arg_conf, CONF_PERMS_ENFORCE, d);
                 if (r == -ENOMEM)
                         return log_error(r, "out of memory");
+                /* the installed config switches penalties on: the timer's passes may start */
+                if (r >= 0 && geteuid() == 0 && ruleset_has_penalties(&rs))
+                        (void) penalty_marker_set(arg_state_root, true);
         }
         check_names(&rs, d);
+        check_penalties(&rs, d);
         return 0;
 }
 

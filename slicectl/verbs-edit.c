@@ -153,6 +153,7 @@ static int apply_running(SliceBackend *b, const RuleSet *rs, const ApplyFilter *
                                             u.name, login_skip_reason(&res));
                         continue;
                 }
+                penalty_cap_or_warn(&u, &res);
                 cpu_limits_to_kernel(&res.limits, &k);
                 drift = slice_drift(b->v2, info, &k) & backend_owned_settings(b, &res);
                 if (!drift && !backend_revert_pending(b, info->uid, &res))

@@ -42,6 +42,18 @@ static bool m_sessions(const SliceRow *r, PromValue *ret) {
         return true;
 }
 
+static bool m_penalty_level(const SliceRow *r, PromValue *ret) {
+        *ret = PROM_U64(r->penalty.level);
+        return true;
+}
+
+static bool m_penalty_until(const SliceRow *r, PromValue *ret) {
+        if (!r->penalty.active)
+                return false;
+        *ret = PROM_USEC(r->penalty.until);
+        return true;
+}
+
 #define FIELD(kind, f) kind, offsetof(SliceRow, f), NULL
 #define FUNC(fn) 0, 0, fn
 
@@ -76,6 +88,10 @@ static const struct {
         { "cpuslice_cpu_quota_cpus", PROM_GAUGE, FUNC(m_quota),
           "CPUQuota= in force for the user's slice, in CPUs (quota / period); absent when unlimited." },
         { "cpuslice_sessions", PROM_GAUGE, FUNC(m_sessions), "Session scopes in the user's slice." },
+        { "cpuslice_penalty_level", PROM_GAUGE, FUNC(m_penalty_level),
+          "The user's sustained-use penalty level (0: none; slicectl penalty list)." },
+        { "cpuslice_penalty_until_seconds", PROM_GAUGE, FUNC(m_penalty_until),
+          "When the user's running penalty ends (Unix time); absent when not capped." },
 };
 
 static bool slice_value(size_t family, const SliceRow *r, PromValue *ret) {
@@ -175,6 +191,9 @@ static int metrics_collect(Metrics *m) {
         if (r < 0)
                 return r;
         rows_log_skipped(&m->rows);
+        for (size_t i = 0; i < m->rows.n; i++)
+                (void) penalty_state_load(arg_state_root, m->rows.rows[i].info.uid, &m->rows.rows[i].penalty, NULL,
+                                          0);
         r = make_labels(m);
         return r < 0 ? log_error(r, "out of memory") : 0;
 }

@@ -19,7 +19,9 @@
 #include "slicectl-util.h"
 #include "verbs.h"
 #include "json-out.h"
+#include "penalty-cap.h"
 #include "table.h"
+#include "time-util.h"
 
 /* list and top: the columns asked for, and the slices to fill them from */
 /* list and top: no arguments (usage says why not), the table options, the backend. */
@@ -374,9 +376,74 @@ static void status_json_running(JsonOut *j, const SliceInfo *info) {
         json_close(j, '[');
 }
 
+/* What status says of a user's penalty: their state, and whether it caps the quota now. */
+typedef struct StatusPenalty {
+        bool enabled;
+        int error; /* < 0: the state was refused, why says why */
+        char why[128];
+        PenaltyState st;
+        bool capped;
+        uint64_t cap;
+} StatusPenalty;
+
+static void status_penalty_load(const UserIdent *u, Resolved *res, StatusPenalty *p) {
+        *p = (StatusPenalty) { .enabled = login_gets_slice(res) && penalty_policy_enabled(&res->penalty) };
+        p->error = penalty_state_load(arg_state_root, u->uid, &p->st, p->why, sizeof p->why);
+        if (p->error < 0 && p->error != -EPERM && p->error != -EBADMSG)
+                snprintf(p->why, sizeof p->why, "%s", strerror(-p->error));
+        if (p->error < 0 || !p->enabled)
+                return;
+        p->cap = penalty_level_quota(&res->penalty, p->st.level);
+        p->capped = penalty_cap_apply(res, &p->st, realtime_usec());
+}
+
+static void status_penalty_print(const Resolved *res, const StatusPenalty *p) {
+        char cap[CPU_FORMAT_MAX], use[CPU_FORMAT_MAX], above[CPU_FORMAT_MAX], win[FORMAT_MAX], t1[FORMAT_MAX],
+                t2[FORMAT_MAX];
+
+        if (p->error < 0) {
+                print_line(stdout, "Penalty:    state refused (%s); logins get the configured values", p->why);
+                return;
+        }
+        if (!p->enabled && p->st.level == 0)
+                return;
+        cpu_quota_format(res->penalty.above_per_sec, above);
+        format_usec(res->penalty.window_usec, win);
+        if (p->st.active)
+                print_line(stdout,
+                           "Penalty:    level %u since %s: CPUQuota=%s until %s (used %s over %s, above %s); "
+                           "only root lifts it ('slicectl penalty clear')",
+                           p->st.level, format_walltime(p->st.since, t1), cpu_quota_format(p->cap, cap),
+                           format_walltime(p->st.until, t2), cpu_quota_format(p->st.cause_per_sec, use), win, above);
+        else if (p->st.level > 0)
+                print_line(stdout,
+                           "Penalty:    none now; level %u since %s, one level forgotten per %s without an offence",
+                           p->st.level, format_walltime(p->st.until, t1), format_usec(res->penalty.forget_usec, t2));
+        else
+                print_line(stdout, "Penalty:    none (use above %s over %s starts one)", above, win);
+}
+
+static void status_penalty_json(JsonOut *j, const StatusPenalty *p) {
+        char cap[CPU_FORMAT_MAX], use[CPU_FORMAT_MAX];
+
+        if (p->error >= 0 && !p->enabled && p->st.level == 0) {
+                json_null(j, "penalty");
+                return;
+        }
+        json_open(j, "penalty", '{');
+        json_string(j, "error", p->error < 0 ? p->why : NULL);
+        json_u64(j, "level", p->st.level);
+        json_bool(j, "active", p->st.active);
+        json_string(j, "cap", p->st.active ? cpu_quota_format(p->cap, cap) : NULL);
+        json_u64(j, "since", p->st.since / USEC_PER_SEC);
+        json_u64(j, "until", p->st.until / USEC_PER_SEC);
+        json_string(j, "cause", p->st.active ? cpu_quota_format(p->st.cause_per_sec, use) : NULL);
+        json_close(j, '{');
+}
+
 /* status --json: what the text shows, one object; the exit status is the text's */
 static void status_json(const RuleSet *rs, const UserIdent *u, const Resolved *res, const StatusLine *lines,
-                        const SliceInfo *info, const char *skipped) {
+                        const SliceInfo *info, const char *skipped, const StatusPenalty *pen) {
         JsonOut j = { .f = stdout };
         char slice[SLICE_NAME_MAX];
 
@@ -407,6 +474,7 @@ static void status_json(const RuleSet *rs, const UserIdent *u, const Resolved *r
                 json_close(&j, '{');
         }
         json_close(&j, '[');
+        status_penalty_json(&j, pen);
         if (info)
                 status_json_running(&j, info);
         json_close(&j, '{');
@@ -421,6 +489,7 @@ int verb_status(int argc, char **argv) {
         char slice[SLICE_NAME_MAX], src[1200];
         const char *skipped = NULL;
         Resolved res;
+        StatusPenalty pen;
         CsError e = {};
         bool have_slice, drift = false;
         int r;
@@ -428,6 +497,7 @@ int verb_status(int argc, char **argv) {
         r = resolve_one_user("status", argc, argv, &u, &rs, &res);
         if (r < 0)
                 return r;
+        status_penalty_load(&u, &res, &pen);
         r = backend_open_or_log(&b, &arg_target);
         if (r < 0)
                 return r;
@@ -443,10 +513,12 @@ int verb_status(int argc, char **argv) {
         have_slice = r >= 0;
 
         status_lines(b.v2, &res, have_slice ? &info : NULL, lines);
+        if (pen.capped)
+                lines[SETTING_QUOTA].note = "a penalty's cap";
         if (b.systemd && login_gets_slice(&res))
                 status_systemd_notes(&b, u.uid, &res, have_slice ? &info : NULL, lines);
         if (arg_json) {
-                status_json(&rs, &u, &res, lines, have_slice ? &info : NULL, skipped);
+                status_json(&rs, &u, &res, lines, have_slice ? &info : NULL, skipped, &pen);
                 slice_info_done(&info);
                 return have_slice ? 0 : 3;
         }
@@ -477,6 +549,10 @@ int verb_status(int argc, char **argv) {
                                        lines[s].live, lines[s].config);
                 printf("\n");
                 print_line(stdout, "'slicectl apply %s' writes the config's values.", u.name);
+        }
+        if (pen.error < 0 || pen.enabled || pen.st.level > 0) {
+                printf("\n");
+                status_penalty_print(&res, &pen);
         }
         if (!have_slice)
                 return STATUS_NO_SLICE;

@@ -23,3 +23,8 @@ int verb_apply(int argc, char **argv);
 int verb_gc(int argc, char **argv);
 int verb_metrics(int argc, char **argv);
 int verb_reset(int argc, char **argv);
+int verb_penalty(int argc, char **argv);
+/* verb_penalty's list and clear (verbs-penalty-list.c), and the lock every pass and clear takes */
+int penalty_list(void);
+int penalty_clear(int argc, char **argv);
+int penalty_lock(void);

@@ -10,8 +10,19 @@ static const struct {
         const char *suffix;
         uint64_t usec;
 } time_units[] = {
-        { "us", 1 },           { "usec", 1 },           { "ms", USEC_PER_MSEC }, { "msec", USEC_PER_MSEC },
-        { "s", USEC_PER_SEC }, { "sec", USEC_PER_SEC }, { "", USEC_PER_SEC },
+        { "us", 1 },
+        { "usec", 1 },
+        { "ms", USEC_PER_MSEC },
+        { "msec", USEC_PER_MSEC },
+        { "s", USEC_PER_SEC },
+        { "sec", USEC_PER_SEC },
+        { "", USEC_PER_SEC },
+        /* systemd's too, for spans of minutes and hours (PenaltyTime=30min,1h) */
+        { "m", USEC_PER_MINUTE },
+        { "min", USEC_PER_MINUTE },
+        { "h", USEC_PER_HOUR },
+        { "hr", USEC_PER_HOUR },
+        { "d", USEC_PER_DAY },
 };
 
 int parse_sec(const char *s, uint64_t *ret_usec) {

@@ -80,7 +80,8 @@ int slice_target_open_cgfs(const SliceTarget *t, const CgroupLayout *known, Cgfs
 BusSliceSettings slice_target_bus_settings(const Resolved *res) {
         return (BusSliceSettings) {
                 .weight_set = res->source[SETTING_WEIGHT] != NULL,
-                .quota_set = res->source[SETTING_QUOTA] != NULL,
+                .quota_set = resolved_gives(res, SETTING_QUOTA),
+                .quota_override = res->penalty_capped,
                 .period_set = res->source[SETTING_PERIOD] != NULL,
                 .limits = res->limits,
         };

@@ -22,6 +22,7 @@ static void line_done(ConfEditLine *l) {
         domain_done(&l->parsed);
         for (Setting s = 0; s < _SETTING_MAX; s++)
                 free(l->values[s]);
+        free(l->penalty);
         conf_skips_done(&l->skipped);
         *l = (ConfEditLine) {};
 }
@@ -58,6 +59,16 @@ static int push_line(ConfEdit *ed, ConfEditLine *l) {
         return 0;
 }
 
+static int append_word(char **text, const char *word) {
+        char *joined;
+
+        if (asprintf(&joined, "%s%s%s", *text ? *text : "", *text ? " " : "", word) < 0)
+                return -ENOMEM;
+        free(*text);
+        *text = joined;
+        return 0;
+}
+
 /* A parsed rule line back into domain text and per-setting value text (rule->text holds only the
  * settings used, each SETTING=VALUE). */
 static int line_from_rule(ConfEditLine *l, Rule *rule) {
@@ -69,12 +80,18 @@ static int line_from_rule(ConfEditLine *l, Rule *rule) {
                 return -ENOMEM;
         while ((tok = strtok_r(NULL, " \t", &save))) {
                 char *eq = strchr(tok, '=');
-                int s;
+                int s = -EINVAL;
 
-                *eq = '\0';
-                s = setting_from_string(tok);
-                if (s < 0)
-                        return -EINVAL; /* conf_parse_line accepted it: cannot happen */
+                if (eq) {
+                        *eq = '\0';
+                        s = setting_from_string(tok);
+                        *eq = '=';
+                }
+                if (s < 0) { /* a penalty key, or one more PenaltyExempt= name: kept as written */
+                        if (append_word(&l->penalty, tok) < 0)
+                                return -ENOMEM;
+                        continue;
+                }
                 l->values[s] = strdup(eq + 1);
                 if (!l->values[s])
                         return -ENOMEM;
@@ -262,6 +279,15 @@ int conf_edit_set(ConfEdit *ed, const char *domain, char *const *assignments, si
                         *ret_reason = TAKE_PTR(skips.items[0].reason);
                 return r < 0 ? r : -EINVAL;
         }
+        /* a penalty is policy for a shared host, written where the admins read it, not a live
+         * per-user knob: set leaves these keys to cpuslice.conf */
+        if (rule.penalty.mask != 0) {
+                rule_done(&rule);
+                return asprintf(ret_reason, "the Penalty*= keys are not set with slicectl set: write them in "
+                                            "/etc/security/cpuslice.conf (cpuslice.conf(5))") < 0
+                               ? -ENOMEM
+                               : -EINVAL;
+        }
 
         for (size_t i = 0; i < ed->n; i++)
                 if (ed->lines[i].domain && domain_equal(&ed->lines[i].parsed, &rule.domain))
@@ -299,6 +325,8 @@ int conf_edit_set(ConfEdit *ed, const char *domain, char *const *assignments, si
 }
 
 static bool line_empty(const ConfEditLine *l) {
+        if (l->penalty)
+                return false;
         for (Setting s = 0; s < _SETTING_MAX; s++)
                 if (l->values[s])
                         return false;
@@ -314,12 +342,19 @@ int conf_edit_unset(ConfEdit *ed, const char *domain, unsigned mask, char **ret_
         r = parse_domain(domain, &d, ret_reason);
         if (r < 0)
                 return r;
-        if (mask == 0)
+        bool all = mask == 0;
+
+        if (all)
                 mask = (1u << _SETTING_MAX) - 1;
         for (size_t i = 0; i < ed->n; i++) {
                 ConfEditLine *l = &ed->lines[i];
 
                 if (l->domain && domain_equal(&l->parsed, &d)) {
+                        if (all && l->penalty) {
+                                free(l->penalty);
+                                l->penalty = NULL;
+                                removed++;
+                        }
                         for (Setting s = 0; s < _SETTING_MAX; s++) {
                                 if (!(mask & (1u << s)))
                                         continue;
@@ -360,6 +395,8 @@ static int render(FILE *f, void *userdata) {
                 for (Setting s = 0; s < _SETTING_MAX; s++)
                         if (l->values[s])
                                 fprintf(f, " %s=%s", setting_to_string(s), l->values[s]);
+                if (l->penalty)
+                        fprintf(f, " %s", l->penalty);
                 /* after the valid ones: a skipped repeat stays a repeat, and is skipped again */
                 for (size_t k = 0; k < l->skipped.n; k++)
                         fprintf(f, " %s", l->skipped.items[k].token);

@@ -27,6 +27,8 @@ typedef struct ConfEditLine {
         char *domain;   /* the domain as written; NULL for verbatim lines */
         Domain parsed;
         char *values[_SETTING_MAX]; /* NULL: the line does not set it */
+        char *penalty;              /* the Penalty*= keys as written: slicectl set does not edit
+                                     * them, they are kept (unset of everything drops them) */
         ConfSkips skipped;          /* settings the module skips (a hand edit's typo), written back
                                          * after the others; a set or unset of their setting drops them */
 } ConfEditLine;

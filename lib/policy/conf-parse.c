@@ -64,6 +64,37 @@ static bool is_setting_prefix(const char *s) {
         return false;
 }
 
+/* Every key a config line may give: the CPU settings, then the penalty keys. */
+static const char *keys_allowed(void) {
+        return "CPUSlice=, CPUWeight=, CPUQuota=, CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, "
+               "PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=";
+}
+
+static bool is_key_prefix(const char *s) {
+        size_t n = strlen(s);
+
+        for (PenaltyKey k = 0; n > 0 && k < _PENALTY_KEY_MAX; k++)
+                if (strncasecmp(penalty_key_to_string(k), s, n) == 0)
+                        return true;
+        return is_setting_prefix(s);
+}
+
+/* KEY=VALUE of the penalty keys into the rule: 0 if used, <0 if skipped (recorded). */
+static int parse_penalty(Rule *rule, PenaltyKey k, const char *token, const char *name, const char *val,
+                         ConfSkips *skips) {
+        int r;
+
+        if (rule->penalty.mask & (1u << k))
+                return skip(skips, -EINVAL, token, -1, "%s= given twice on one line (the first one applies)", name);
+        r = penalty_rule_set(&rule->penalty, k, val);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return skip(skips, r, token, -1, "bad %s= value '%s' (allowed: %s)", name, val,
+                            penalty_key_allowed(k));
+        return 0;
+}
+
 /* What a setting takes, for the message that skips a bad value (cpuslice.conf(5), SETTINGS). */
 static const char *const allowed_values[_SETTING_MAX] = {
         [SETTING_SLICE] = "yes, no",
@@ -82,20 +113,21 @@ static int parse_assignment(Rule *rule, const char *token, ConfSkips *skips) {
         if (!tok)
                 return -ENOMEM;
         eq = strchr(tok, '=');
-        if ((!eq || eq == tok) && is_setting_prefix(tok))
+        if ((!eq || eq == tok) && is_key_prefix(tok))
                 return skip(skips, -EINVAL, token, -1, "expected SETTING=VALUE, got '%s' (settings: %s)", tok,
-                            settings_allowed());
+                            keys_allowed());
         if (!eq || eq == tok)
                 return skip(skips, -EINVAL, token, -1, "expected SETTING=VALUE after the domain (settings: %s)",
-                            settings_allowed());
+                            keys_allowed());
         *eq = '\0';
         val = eq + 1;
         s = setting_from_string(tok);
+        if (s < 0 && penalty_key_from_string(tok) >= 0)
+                return parse_penalty(rule, penalty_key_from_string(tok), token, tok, val, skips);
         if (s < 0 && looks_like_name(tok))
-                return skip(skips, -EINVAL, token, -1, "unknown setting '%s=' (allowed: %s)", tok,
-                            settings_allowed());
+                return skip(skips, -EINVAL, token, -1, "unknown setting '%s=' (allowed: %s)", tok, keys_allowed());
         if (s < 0)
-                return skip(skips, -EINVAL, token, -1, "unknown setting (allowed: %s)", settings_allowed());
+                return skip(skips, -EINVAL, token, -1, "unknown setting (allowed: %s)", keys_allowed());
         /* the repeat is the mistake: the first one, already taken, stays */
         if (rule->mask & (1u << s))
                 return skip(skips, -EINVAL, token, s, "%s= given twice on one line (the first one applies)", tok);
@@ -128,6 +160,7 @@ static int parse_tokens(char *line, Rule *rule, ConfSkips *skips) {
         _cleanup_free_ char *used = NULL;
         const char *why = NULL;
         char *save = NULL, *tok, *end;
+        bool last_exempt = false;
         int r;
 
         tok = strtok_r(line, " \t", &save);
@@ -142,16 +175,28 @@ static int parse_tokens(char *line, Rule *rule, ConfSkips *skips) {
                 return -ENOMEM;
         end = stpcpy(used, tok);
         while ((tok = strtok_r(NULL, " \t", &save))) {
+                /* "PenaltyExempt=make cc1 rsync": the names after the first, up to the next KEY= */
+                if (last_exempt && !strchr(tok, '=')) {
+                        r = penalty_exempt_add(&rule->penalty, tok);
+                        if (r == -ENOMEM)
+                                return r;
+                        if (r < 0)
+                                r = skip(skips, r, tok, -1, "bad PenaltyExempt= name (allowed: %s)",
+                                         penalty_key_allowed(PENALTY_KEY_EXEMPT));
+                        if (r == 0)
+                                end = stpcpy(stpcpy(end, " "), tok);
+                        continue;
+                }
+                last_exempt = strncmp(tok, "PenaltyExempt=", strlen("PenaltyExempt=")) == 0;
                 r = parse_assignment(rule, tok, skips);
                 if (r == -ENOMEM)
                         return r;
                 if (r == 0)
                         end = stpcpy(stpcpy(end, " "), tok);
         }
-        if (rule->mask == 0 && skips->n == 0)
-                return skip(skips, -EINVAL, NULL, -1, "no settings after the domain (allowed: %s)",
-                            settings_allowed());
-        if (rule->mask == 0)
+        if (rule->mask == 0 && rule->penalty.mask == 0 && skips->n == 0)
+                return skip(skips, -EINVAL, NULL, -1, "no settings after the domain (allowed: %s)", keys_allowed());
+        if (rule->mask == 0 && rule->penalty.mask == 0)
                 return -EINVAL;
         if (skips->n > 0) {
                 free(rule->text);

@@ -48,6 +48,7 @@ const char *rule_file(const RuleSet *rs, const Rule *r) {
 
 void rule_done(Rule *r) {
         domain_done(&r->domain);
+        penalty_rule_done(&r->penalty);
         free(r->text);
         r->text = NULL;
 }
@@ -106,8 +107,49 @@ static void take_setting(Resolved *res, const Rule *r, Setting s) {
         }
 }
 
+static void take_penalty_key(Resolved *res, const Rule *r, PenaltyKey k) {
+        const PenaltyPolicy *from = &r->penalty.policy;
+        PenaltyPolicy *to = &res->penalty;
+
+        res->penalty_source[k] = r;
+        switch (k) {
+        case PENALTY_KEY_ABOVE:
+                to->above_per_sec = from->above_per_sec;
+                break;
+        case PENALTY_KEY_WINDOW:
+                to->window_usec = from->window_usec;
+                break;
+        case PENALTY_KEY_QUOTA:
+                memcpy(to->quota_per_sec, from->quota_per_sec, sizeof to->quota_per_sec);
+                to->n_quota = from->n_quota;
+                break;
+        case PENALTY_KEY_TIME:
+                memcpy(to->time_usec, from->time_usec, sizeof to->time_usec);
+                to->n_time = from->n_time;
+                break;
+        case PENALTY_KEY_FORGET:
+                to->forget_usec = from->forget_usec;
+                break;
+        case PENALTY_KEY_EXEMPT:
+                res->penalty_exempt = r->penalty.exempt;
+                break;
+        default:
+                break;
+        }
+}
+
+static void take_line(Resolved *res, const Rule *r) {
+        for (Setting s = 0; s < _SETTING_MAX; s++)
+                if ((r->mask & (1u << s)) && (!res->source[s] || rule_overrides(r, res->source[s])))
+                        take_setting(res, r, s);
+        for (PenaltyKey k = 0; k < _PENALTY_KEY_MAX; k++)
+                if ((r->penalty.mask & (1u << k)) &&
+                    (!res->penalty_source[k] || rule_overrides(r, res->penalty_source[k])))
+                        take_penalty_key(res, r, k);
+}
+
 int rules_resolve(const RuleSet *rs, UserIdent *u, Resolved *ret) {
-        Resolved res = { .slice = true, .limits = CPU_LIMITS_DEFAULT };
+        Resolved res = { .slice = true, .limits = CPU_LIMITS_DEFAULT, .penalty = PENALTY_POLICY_DEFAULT };
 
         for (size_t i = 0; i < rs->n; i++) {
                 const Rule *r = &rs->rules[i];
@@ -118,9 +160,7 @@ int rules_resolve(const RuleSet *rs, UserIdent *u, Resolved *ret) {
                 if (m == 0)
                         continue;
                 res.matched = true;
-                for (Setting s = 0; s < _SETTING_MAX; s++)
-                        if ((r->mask & (1u << s)) && (!res.source[s] || rule_overrides(r, res.source[s])))
-                                take_setting(&res, r, s);
+                take_line(&res, r);
         }
         *ret = res;
         return 0;

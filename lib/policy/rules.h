@@ -10,6 +10,7 @@
 
 #include "cpu-value.h"
 #include "domain.h"
+#include "penalty.h"
 #include "user.h"
 
 typedef enum Setting {
@@ -27,7 +28,8 @@ typedef struct Rule {
         uint64_t weight;
         uint64_t quota_per_sec;
         uint64_t period_usec;
-        size_t file; /* index into RuleSet.files */
+        PenaltyRule penalty; /* the Penalty*= keys the line gives (penalty.mask) */
+        size_t file;         /* index into RuleSet.files */
         unsigned line;
         char *text; /* the line without its comment, for explain */
 } Rule;
@@ -45,7 +47,16 @@ typedef struct Resolved {
         bool slice;   /* CPUSlice=, yes unless a line says no */
         CpuLimits limits;
         const Rule *source[_SETTING_MAX]; /* the winning line per setting, NULL: default */
+        PenaltyPolicy penalty;            /* PENALTY_POLICY_DEFAULT where no line gives a key */
+        char *const *penalty_exempt;      /* the winning line's (borrowed from the RuleSet); NULL: none */
+        const Rule *penalty_source[_PENALTY_KEY_MAX];
+        bool penalty_capped; /* limits.quota_per_sec is an active penalty's cap (penalty-cap.h) */
 } Resolved;
+
+/* Whether res gives s a value of its own: a config line, or (the quota) an active penalty's cap. */
+static inline bool resolved_gives(const Resolved *res, Setting s) {
+        return res->source[s] || (s == SETTING_QUOTA && res->penalty_capped);
+}
 
 const char *setting_to_string(Setting s); /* "CPUWeight" */
 int setting_from_string(const char *s);   /* -EINVAL if unknown */

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <inttypes.h>
@@ -10,11 +9,9 @@
 #include <unistd.h>
 
 #include "applied-record.h"
-#include "atomic-file.h"
-#include "fs-util.h"
 #include "macro.h"
-#include "read-file.h"
 #include "slice-name.h"
+#include "state-file.h"
 
 #define RECORD_MAX 4096
 
@@ -29,30 +26,9 @@ static void record_dir(const char *root, char buf[static PATH_MAX]) {
 
 static int open_dir(const char *root, bool create) {
         char d[PATH_MAX];
-        int fd, r;
 
         record_dir(root, d);
-        if (create) {
-                /* /run/cpuslice, then its systemd/ below */
-                _cleanup_free_ char *parent = strdup(d);
-                char *slash = parent ? strrchr(parent, '/') : NULL;
-
-                if (!parent)
-                        return -ENOMEM;
-                if (slash && slash != parent) {
-                        *slash = '\0';
-                        r = mkdir_mode(parent, 0755);
-                        if (r < 0)
-                                return r;
-                }
-                r = mkdir_mode(d, 0755);
-                if (r < 0)
-                        return r;
-        }
-        fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return -errno;
-        return fd;
+        return state_dir_open(d, create);
 }
 
 static int parse_line(const char *line, AppliedRecord *rec) {
@@ -71,11 +47,10 @@ static int parse_line(const char *line, AppliedRecord *rec) {
 }
 
 int applied_record_load(const char *root, uid_t uid, AppliedRecord *ret) {
-        _cleanup_close_ int dfd = -EBADF, fd = -EBADF;
+        _cleanup_close_ int dfd = -EBADF;
         _cleanup_free_ char *buf = NULL;
         AppliedRecord rec = {};
         char name[SLICE_NAME_MAX];
-        struct stat st;
         int r;
 
         *ret = rec;
@@ -85,17 +60,8 @@ int applied_record_load(const char *root, uid_t uid, AppliedRecord *ret) {
         if (dfd < 0)
                 return dfd;
         slice_name(uid, name);
-        fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-        if (fd < 0)
-                return errno == ENOENT ? 0 : -errno;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        /* root's (the module's and slicectl's), or the reader's own; a user reading root's record
-         * (slicectl status as a user) trusts root anyway */
-        if (!S_ISREG(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 0022))
-                return -EPERM;
-        r = read_full_fd(fd, RECORD_MAX, NULL, &buf, NULL);
-        if (r < 0)
+        r = state_file_read(dfd, name, RECORD_MAX, &buf, NULL, 0);
+        if (r < 0 || !buf)
                 return r;
         for (char *line = buf, *end; *line; line = end) {
                 end = strchrnul(line, '\n');
@@ -133,8 +99,8 @@ int applied_record_save(const char *root, uid_t uid, const AppliedRecord *rec) {
         if (dfd < 0)
                 return dfd;
         if (empty)
-                return unlinkat(dfd, name, 0) < 0 && errno != ENOENT ? -errno : 0;
-        return atomic_file_replace(dfd, name, 0644, fill_record, (void *) rec);
+                return state_file_remove(dfd, name);
+        return state_file_write(dfd, name, fill_record, (void *) rec);
 }
 
 void applied_record_note(AppliedRecord *rec, BusProp p, uint64_t value, const char *dropin) {
@@ -158,38 +124,10 @@ bool applied_record_owns(const AppliedRecord *rec, BusProp p, const char *dropin
 }
 
 int applied_record_list(const char *root, uid_t **ret, size_t *ret_n) {
-        _cleanup_closedir_ DIR *d = NULL;
-        _cleanup_free_ uid_t *uids = NULL;
-        size_t n = 0, cap = 0;
-        struct dirent *de;
-        int fd;
+        char d[PATH_MAX];
 
-        fd = open_dir(root, false);
-        if (fd == -ENOENT) {
-                *ret = NULL;
-                *ret_n = 0;
-                return 0;
-        }
-        if (fd < 0)
-                return fd;
-        d = fdopendir(fd);
-        if (!d) {
-                int r = -errno;
-                close(fd);
-                return r;
-        }
-        while ((de = readdir(d))) {
-                uid_t uid;
-
-                if (de->d_type != DT_REG || slice_name_to_uid(de->d_name, &uid) < 0)
-                        continue;
-                if (!GREEDY_REALLOC(uids, cap, n + 1))
-                        return -ENOMEM;
-                uids[n++] = uid;
-        }
-        *ret = TAKE_PTR(uids);
-        *ret_n = n;
-        return 0;
+        record_dir(root, d);
+        return state_dir_list_uids(d, slice_name_to_uid, ret, ret_n);
 }
 
 bool applied_record_exists(const char *root, uid_t uid) {

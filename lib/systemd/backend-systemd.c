@@ -267,11 +267,12 @@ static int plan_properties(sd_bus *bus, const BusPaths *paths, uid_t uid, const 
                 if (control_dropin_path(paths->root, false, uid, p, persistent, sizeof persistent) < 0 ||
                     control_dropin_path(paths->root, true, uid, p, runtime, sizeof runtime) < 0)
                         return cs_error(e, -ENAMETOOLONG, "bus_root= too long");
-                if (given[p] && file_exists(persistent)) {
+                if (given[p] && !(p == BUS_PROP_QUOTA && s->quota_override) && file_exists(persistent)) {
                         res->kept |= 1u << p;
-                        continue;
-                }
-                if (given[p]) {
+                        /* ours over the admin's value (a penalty's cap): theirs again */
+                        if (!applied_record_owns(rec, p, runtime))
+                                continue;
+                } else if (given[p]) {
                         plan->mask |= 1u << p;
                         plan->value[p] = want[p];
                         continue;

@@ -28,6 +28,7 @@ typedef struct BusSliceSettings {
         bool weight_set;
         bool quota_set;
         bool period_set;
+        bool quota_override; /* a penalty's cap: sent even over an admin's persistent value */
         CpuLimits limits;
 } BusSliceSettings;
 

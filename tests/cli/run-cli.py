@@ -125,7 +125,7 @@ class Tree:
 
     def args(self):
         return ["--cgroup-root=" + self.root, "--cgroup-layout=" + self.layout, "--conf=" + self.conf,
-                "--confdir=" + self.confdir, "--rundir=" + self.rundir]
+                "--confdir=" + self.confdir, "--rundir=" + self.rundir, "--state-root=" + self.root + "/state"]
 
 
 def run(tree, *args, rc=0, stdin=None, user=None, raw_args=False, timeout=60, env=None, text=True):
@@ -537,10 +537,10 @@ def case_check():
         want = [bad + ":1: error: bad CPUWeight= value '0' (allowed: 1..10000 or idle); line skipped",
                 bad + ":2: error: bad CPUQuota= value '50' (allowed:",
                 bad + ":5: error: unknown setting 'Weight=' (allowed: CPUSlice=, CPUWeight=, CPUQuota=, "
-                "CPUQuotaPeriodSec=); line skipped",
+                "CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); line skipped",
                 # a typo costs only itself, the rest of the line applies
                 bad + ":6: error: unknown setting 'CPUWieght=' (allowed: CPUSlice=, CPUWeight=, CPUQuota=, "
-                "CPUQuotaPeriodSec=); setting skipped",
+                "CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); setting skipped",
                 bad + ":3: warning: unknown user 'nobodyhere'",
                 bad + ":4: warning: unknown group 'nogroup2'"]
         lines = p.stderr.splitlines()
@@ -561,6 +561,26 @@ def case_check():
         doc = json.loads(run(t, "check", "--json", rc=2).stdout)
         check(doc["errors"] == 0 and doc["warnings"] == 2 and len(doc["diagnostics"]) == 2,
               "check --json, warnings only: %r" % doc)
+        # a PenaltyAbove= with no caps or times anywhere near it: said once, here
+        t.config("alice PenaltyAbove=150%\n* PenaltyTime=1h\n@staff PenaltyQuota=50%\n"
+                 "@staff PenaltyAbove=off\nbob PenaltyAbove=90% PenaltyQuota=50% PenaltyWindow=5s\n", "30-bad.conf")
+        p = run(t, "check", rc=1)
+        check(p.stderr.splitlines() == [
+            bad + ":5: error: bad PenaltyWindow= value '5s' (allowed: a time of 10s to 24h (s, min, h)); setting "
+            "skipped",
+            bad + ":1: warning: PenaltyAbove= without PenaltyQuota= on this line, a line for the same domain or a "
+            "'*' line: its users get no penalty unless another line that matches them gives it"],
+              "penalty checks: %r" % p.stderr)
+        # explain: each Penalty*= key with the line that gave it, as the config spells it
+        t.config("* PenaltyAbove=200% PenaltyQuota=100%,50% PenaltyTime=30min,90s PenaltyExempt=make cc1\n"
+                 "alice PenaltyAbove=150%\n", "30-bad.conf")
+        doc = json.loads(run(t, "--json", "explain", "alice").stdout)
+        got = [(x["setting"], x["value"], x["source"]["line"]) for x in doc["penalty"]]
+        check(got == [("PenaltyAbove", "150%", 2), ("PenaltyQuota", "100%,50%", 1), ("PenaltyTime", "30min,90s", 1),
+                      ("PenaltyExempt", "make cc1", 1)], "explain --json penalty: %r" % got)
+        text = run(t, "explain", "alice").stdout
+        check("PenaltyAbove=150%\n  wins        " + bad + ":2: alice PenaltyAbove=150%\n  overridden  " + bad
+              + ":1: * PenaltyAbove=200%" in text, "explain penalty text: %r" % text)
         os.unlink(bad)
         # a git checkout: named files' ownership and mode only warn
         t.write("checkout.conf", "alice CPUWeight=5\n", 0o666)
@@ -1241,13 +1261,13 @@ def case_man():
 # list and top build their tables in rows_print (TableControl), top alone refreshes, status, explain
 # and check have a JSON writer each, set and unset edit a drop-in, metrics writes a textfile.
 OPTIONS_BY_VERB = {
-    "--json": {"list", "top", "status", "explain", "check"},
+    "--json": {"list", "top", "status", "explain", "check", "penalty"},
     "--raw": {"list", "top"}, "--noheadings": {"list", "top"}, "--output": {"list", "top"},
     "--list-columns": {"list", "top"}, "--sort": {"list", "top"}, "--interval": {"list", "top"},
     "--delay": {"top"}, "--iterations": {"top"}, "--batch": {"top"},
-    "--runtime": {"set", "unset"}, "--textfile": {"metrics"},
+    "--runtime": {"set", "unset"}, "--textfile": {"metrics"}, "--dry-run": {"penalty"},
 }
-VERBS = ["list", "status", "top", "explain", "check", "set", "unset", "apply", "gc", "reset", "metrics"]
+VERBS = ["list", "status", "top", "explain", "check", "set", "unset", "apply", "gc", "reset", "metrics", "penalty"]
 
 
 def case_options_by_verb():

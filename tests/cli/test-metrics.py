@@ -38,6 +38,8 @@ SLICE_FAMILIES = {
     "cpuslice_cpu_weight": "gauge",
     "cpuslice_cpu_quota_cpus": "gauge",
     "cpuslice_sessions": "gauge",
+    "cpuslice_penalty_level": "gauge",
+    "cpuslice_penalty_until_seconds": "gauge",
 }
 HOST_FAMILIES = {
     "cpuslice_config_errors": "gauge",
@@ -121,11 +123,22 @@ def metrics(tree, *args, **kw):
 
 # ---- cases
 
+def penalty_state(t, uid, text):
+    d = os.path.join(t.root, "state", "var", "lib", "cpuslice", "penalty")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, str(uid)), "w") as f:
+        f.write(text)
+
+
 def case_layouts():
     """v1, v2 and hybrid: promtool passes, every family has HELP and TYPE, values are list's."""
     for layout in ("legacy", "hybrid", "unified"):
         t = standard_tree(layout)
         try:
+            penalty_state(t, 1001, "level 2\nactive 1\nsince 1800000000000000\nuntil 1800003600000000\n"
+                          "clean_since 0\ncause 3000000\n")
+            penalty_state(t, 1500, "level 1\nactive 0\nsince 1700000000000000\nuntil 1700003600000000\n"
+                          "clean_since 1700003600000000\ncause 2000000\n")
             p = metrics(t)
             promtool_ok(p.stdout, layout)
             fams, order = parse(p.stdout)
@@ -149,6 +162,10 @@ def case_layouts():
                 want = {u: s[key] / (1e6 if fam.endswith("seconds_total") else 1) for u, s in lst.items()
                         if s[key] is not None}
                 check(got == want, "%s: %s %r, list says %r" % (layout, fam, got, want))
+            level = by_user(fams["cpuslice_penalty_level"])
+            check(level == {"alice": 2, "bob": 0, "dave": 1}, "%s: penalty levels %r" % (layout, level))
+            until = by_user(fams["cpuslice_penalty_until_seconds"])
+            check(until == {"alice": 1800003600}, "%s: only alice's capped penalty has an end %r" % (layout, until))
             weight = by_user(fams["cpuslice_cpu_weight"])
             check(weight == {"alice": 400, "bob": 0, "dave": 100}, "%s: weight (idle is 0) %r" % (layout, weight))
             quota = by_user(fams["cpuslice_cpu_quota_cpus"])

@@ -348,8 +348,10 @@ static void test_bad_setting_skipped(void **state) {
         conf(f, "* CPUWeight=100\n@staff CPUWieght=300 CPUQuota=30%\n");
         service(f, "cgroup_layout=unified strict", "b2");
         run(f, "alice", PAM_SUCCESS, -1);
-        expect_log(f, "cpuslice.conf:2: unknown setting 'CPUWieght=' (allowed: CPUSlice=, CPUWeight=, CPUQuota=, "
-                      "CPUQuotaPeriodSec=); setting skipped");
+        expect_log(
+                f,
+                "cpuslice.conf:2: unknown setting 'CPUWieght=' (allowed: CPUSlice=, CPUWeight=, CPUQuota=, "
+                "CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); setting skipped");
         expect_file(f, SLICE "/cpu.weight", "100\n");
         expect_file(f, SLICE "/cpu.max", "30000 100000\n");
         snprintf(from, sizeof from, "alice: CPUQuota= from %s:2", f->conf);
@@ -499,7 +501,7 @@ static void test_systemd_plugin(void **state) {
                 fail_msg("dlopen %s: %s", path, dlerror());
         abi = dlsym(h, "cpuslice_systemd_plugin");
         assert_non_null(abi);
-        assert_int_equal(*abi, 3); /* SYSTEMD_PLUGIN_ABI */
+        assert_int_equal(*abi, 4); /* SYSTEMD_PLUGIN_ABI */
         assert_null(dlsym(h, "bus_apply_slice"));
         dlclose(h);
 }

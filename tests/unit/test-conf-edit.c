@@ -257,6 +257,37 @@ static void test_skipped_settings(void **state) {
         diag_list_done(&d);
 }
 
+/* the Penalty*= keys are kept as written through set and a partial unset; set does not take them */
+static void test_penalty_keys_kept(void **state) {
+        const char *dir = *state;
+        char *argv[] = { (char *) "PenaltyAbove=150%" }, *why = NULL;
+        ConfEdit ed;
+        CsError e = {};
+
+        assert_int_equal(write_file(dir, CONF_EDIT_FILE,
+                                    "alice CPUWeight=100 PenaltyAbove=150% PenaltyExempt=make cc1 PenaltyTime=1h\n"
+                                    "bob PenaltyAbove=off\n",
+                                    0644),
+                         0);
+        set(dir, "alice", "CPUQuota=50%", NULL);
+        expect_file(dir, HEADER "alice CPUWeight=100 CPUQuota=50% PenaltyAbove=150% PenaltyExempt=make cc1 "
+                                "PenaltyTime=1h\nbob PenaltyAbove=off\n");
+
+        assert_int_equal(conf_edit_open(dir, NULL, &ed, &e), 0);
+        assert_int_equal(conf_edit_set(&ed, "carol", argv, 1, &why), -EINVAL);
+        assert_non_null(why);
+        assert_non_null(strstr(why, "the Penalty*= keys are not set with slicectl set"));
+        free(why);
+        /* a line of penalty keys alone stays a line; unset of one CPU setting leaves them */
+        assert_int_equal(conf_edit_unset(&ed, "bob", 1u << SETTING_WEIGHT, &why), 0);
+        assert_int_equal(conf_edit_unset(&ed, "alice", 1u << SETTING_WEIGHT, &why), 1);
+        /* unset of everything takes them too */
+        assert_int_equal(conf_edit_unset(&ed, "bob", 0, &why), 1);
+        assert_int_equal(conf_edit_commit(&ed, &e), 0);
+        conf_edit_done(&ed);
+        expect_file(dir, HEADER "alice CPUQuota=50% PenaltyAbove=150% PenaltyExempt=make cc1 PenaltyTime=1h\n");
+}
+
 static ssize_t failing_write(int fd, const void *buf, size_t n) {
         /* half the text reaches the temp file, then the disk is full */
         if (n > 8 && write(fd, buf, n / 2) < 0)
@@ -465,7 +496,7 @@ int main(void) {
                 T(test_hand_edits_kept),          T(test_failed_write_keeps_old),
                 T(test_concurrent_sets),          T(test_refuses_what_the_module_refuses),
                 T(test_skipped_settings),         T(test_no_dropin_no_lock_file),
-                T(test_lock_while_lock_files_go),
+                T(test_lock_while_lock_files_go), T(test_penalty_keys_kept),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -220,6 +220,45 @@ static void test_setting_skipped_values(void **state) {
         conf_skips_done(&sk);
 }
 
+static void test_penalty_keys(void **state) {
+        _cleanup_(conf_skips_done) ConfSkips sk = {};
+        Rule r = {};
+
+        /* names after PenaltyExempt= up to the next KEY=; the CPU settings beside them */
+        assert_int_equal(conf_parse_line("@students CPUWeight=100 PenaltyAbove=150% PenaltyExempt=make cc1 rsync "
+                                         "PenaltyQuota=100%,50%,25% PenaltyTime=30min,1h,2h",
+                                         &r, &sk),
+                         0);
+        assert_int_equal(sk.n, 0);
+        assert_int_equal(r.mask, 1u << SETTING_WEIGHT);
+        assert_int_equal(r.penalty.n_exempt, 3);
+        assert_string_equal(r.penalty.exempt[2], "rsync");
+        assert_int_equal(r.penalty.policy.n_quota, 3);
+        rule_done(&r);
+
+        /* a line of penalty keys alone is a rule */
+        assert_int_equal(conf_parse_line("* PenaltyAbove=off", &r, &sk), 0);
+        assert_int_equal(r.mask, 0);
+        assert_int_equal(r.penalty.mask, 1u << PENALTY_KEY_ABOVE);
+        rule_done(&r);
+
+        /* a bad value or name is skipped alone, with what is allowed; the rest applies */
+        assert_int_equal(conf_parse_line("bob PenaltyWindow=5s PenaltyQuota=50%,100% PenaltyExempt=make /bin/sh "
+                                         "PenaltyAbove=200% PenaltyAbove=300%",
+                                         &r, &sk),
+                         0);
+        assert_int_equal(sk.n, 4);
+        assert_string_equal(sk.items[0].reason, "bad PenaltyWindow= value '5s' (allowed: a time of 10s to 24h (s, "
+                                                "min, h))");
+        assert_non_null(strstr(sk.items[1].reason, "none above the one before"));
+        assert_non_null(strstr(sk.items[2].reason, "bad PenaltyExempt= name"));
+        assert_string_equal(sk.items[3].reason, "PenaltyAbove= given twice on one line (the first one applies)");
+        assert_int_equal(r.penalty.policy.above_per_sec, 2000000);
+        assert_int_equal(r.penalty.n_exempt, 1);
+        assert_string_equal(r.text, "bob PenaltyExempt=make PenaltyAbove=200%");
+        rule_done(&r);
+}
+
 static void test_long_line(void **state) {
         char *line = malloc(CONF_LINE_MAX + 2);
         ConfSkips sk = {};
@@ -251,9 +290,10 @@ static void test_buffer(void **state) {
         assert_int_equal(rs.rules[1].line, 6);
         assert_string_equal(rule_file(&rs, &rs.rules[1]), "test.conf");
         assert_int_equal(d.n, 2);
-        assert_string_equal(diag_format(&d.items[0], fmt, sizeof fmt),
-                            "test.conf:3: expected SETTING=VALUE after the domain (settings: CPUSlice=, CPUWeight=, "
-                            "CPUQuota=, CPUQuotaPeriodSec=); line skipped");
+        assert_string_equal(
+                diag_format(&d.items[0], fmt, sizeof fmt),
+                "test.conf:3: expected SETTING=VALUE after the domain (settings: CPUSlice=, CPUWeight=, "
+                "CPUQuota=, CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); line skipped");
         assert_string_equal(diag_format(&d.items[1], fmt, sizeof fmt), "test.conf:5: NUL byte in line; line skipped");
         assert_int_equal(d.items[1].level, DIAG_ERROR);
         assert_false(rs.has_groups);
@@ -278,16 +318,19 @@ static void test_buffer_setting_skipped(void **state) {
         assert_string_equal(rs.rules[1].text, "@students CPUQuota=200%");
         assert_int_equal(d.n, 3);
         assert_int_equal(diag_count(&d, DIAG_ERROR), 3);
-        assert_string_equal(diag_format(&d.items[0], fmt, sizeof fmt),
-                            "/etc/security/cpuslice.conf:2: unknown setting 'CPUWieght=' (allowed: CPUSlice=, "
-                            "CPUWeight=, CPUQuota=, CPUQuotaPeriodSec=); setting skipped");
+        assert_string_equal(
+                diag_format(&d.items[0], fmt, sizeof fmt),
+                "/etc/security/cpuslice.conf:2: unknown setting 'CPUWieght=' (allowed: CPUSlice=, "
+                "CPUWeight=, CPUQuota=, CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); setting skipped");
         /* nothing of line 3 is usable: each problem is named, and the line goes */
-        assert_string_equal(diag_format(&d.items[1], fmt, sizeof fmt),
-                            "/etc/security/cpuslice.conf:3: unknown setting 'CPUWieght=' (allowed: CPUSlice=, "
-                            "CPUWeight=, CPUQuota=, CPUQuotaPeriodSec=); line skipped");
-        assert_string_equal(diag_format(&d.items[2], fmt, sizeof fmt),
-                            "/etc/security/cpuslice.conf:3: unknown setting 'CPUQota=' (allowed: CPUSlice=, "
-                            "CPUWeight=, CPUQuota=, CPUQuotaPeriodSec=); line skipped");
+        assert_string_equal(
+                diag_format(&d.items[1], fmt, sizeof fmt),
+                "/etc/security/cpuslice.conf:3: unknown setting 'CPUWieght=' (allowed: CPUSlice=, "
+                "CPUWeight=, CPUQuota=, CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); line skipped");
+        assert_string_equal(
+                diag_format(&d.items[2], fmt, sizeof fmt),
+                "/etc/security/cpuslice.conf:3: unknown setting 'CPUQota=' (allowed: CPUSlice=, "
+                "CPUWeight=, CPUQuota=, CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); line skipped");
         ruleset_done(&rs);
         diag_list_done(&d);
 }
@@ -320,6 +363,7 @@ int main(void) {
                 cmocka_unit_test(test_setting_skipped),
                 cmocka_unit_test(test_setting_skipped_values),
                 cmocka_unit_test(test_long_line),
+                cmocka_unit_test(test_penalty_keys),
                 cmocka_unit_test(test_buffer),
                 cmocka_unit_test(test_buffer_setting_skipped),
                 cmocka_unit_test(test_buffer_long_line_skipped),

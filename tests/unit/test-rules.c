@@ -52,6 +52,49 @@ static int setup(void **state) {
 static const char *const STAFF[] = { "alice", "staff", NULL };
 static const char *const NONE[] = { NULL };
 
+/* Each Penalty*= key is merged on its own, by specificity, like the CPU settings. */
+static void test_penalty_merge(void **state) {
+        Fixture *f = *state;
+        Resolved r;
+
+        load(f, "main.conf",
+             "alice PenaltyQuota=200%\n"
+             "@staff PenaltyAbove=off\n"
+             "* PenaltyAbove=150% PenaltyQuota=100%,50% PenaltyTime=30min,1h PenaltyExempt=make cc1\n"
+             "1000:1999 PenaltyWindow=1min PenaltyExempt=\n");
+        r = resolve(f, "bob", 1500, NONE);
+        assert_int_equal(r.penalty.above_per_sec, 1500000);
+        assert_int_equal(r.penalty.window_usec, 60 * UINT64_C(1000000));
+        assert_int_equal(r.penalty.n_quota, 2);
+        assert_int_equal(r.penalty.quota_per_sec[1], 500000);
+        assert_int_equal(r.penalty.time_usec[1], 3600 * UINT64_C(1000000));
+        assert_int_equal(r.penalty.forget_usec, PENALTY_FORGET_DEFAULT_USEC);
+        assert_null(r.penalty_exempt); /* the uid range's empty list beats '*' */
+        assert_int_equal(r.penalty_source[PENALTY_KEY_WINDOW]->line, 4);
+        assert_true(penalty_policy_enabled(&r.penalty));
+
+        r = resolve(f, "carol", 2500, NONE);
+        assert_int_equal(r.penalty.window_usec, PENALTY_WINDOW_DEFAULT_USEC);
+        assert_non_null(r.penalty_exempt);
+        assert_string_equal(r.penalty_exempt[0], "make");
+        assert_string_equal(r.penalty_exempt[1], "cc1");
+        assert_null(r.penalty_source[PENALTY_KEY_FORGET]);
+
+        /* the group's off beats '*'; alice's own cap beats both, and the rest stays '*''s */
+        r = resolve(f, "alice", 1001, STAFF);
+        assert_false(penalty_policy_enabled(&r.penalty));
+        assert_int_equal(r.penalty.n_quota, 1);
+        assert_int_equal(r.penalty.quota_per_sec[0], 2000000);
+        assert_int_equal(r.penalty.n_time, 2);
+
+        /* no line about penalties: off, with the defaults */
+        ruleset_done(&f->rs);
+        load(f, "other.conf", "* CPUWeight=100\n");
+        r = resolve(f, "bob", 1500, NONE);
+        assert_false(penalty_policy_enabled(&r.penalty));
+        assert_int_equal(r.penalty.window_usec, PENALTY_WINDOW_DEFAULT_USEC);
+}
+
 static void test_specificity_levels(void **state) {
         Fixture *f = *state;
         Resolved r;
@@ -235,14 +278,9 @@ static void test_generated_100k(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                T(test_specificity_levels),
-                T(test_uid_equals_name),
-                T(test_drop_in_order),
-                T(test_merge),
-                T(test_infinity_removes_quota),
-                T(test_slice_no_and_unmatched),
-                T(test_root_rule),
-                T(test_lazy_groups),
+                T(test_specificity_levels),     T(test_penalty_merge), T(test_uid_equals_name),
+                T(test_drop_in_order),          T(test_merge),         T(test_infinity_removes_quota),
+                T(test_slice_no_and_unmatched), T(test_root_rule),     T(test_lazy_groups),
                 T(test_generated_100k),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -37,8 +37,13 @@ static void test_parse_sec(void **state) {
                 { "ms", -EINVAL, 0 },
                 { "5 s", -EINVAL, 0 }, /* no blank before the unit */
                 { " 5s", -EINVAL, 0 },
-                { "5m", -EINVAL, 0 }, /* minutes are not a unit here */
-                { "5min", -EINVAL, 0 },
+                { "5m", 0, 5 * USEC_PER_MINUTE }, /* systemd's minutes, hours and days */
+                { "5min", 0, 5 * USEC_PER_MINUTE },
+                { "1.5h", 0, 90 * USEC_PER_MINUTE },
+                { "2hr", 0, 2 * USEC_PER_HOUR },
+                { "1d", 0, USEC_PER_DAY },
+                { "5mins", -EINVAL, 0 },
+                { "5M", -EINVAL, 0 },
                 { "5S", -EINVAL, 0 },
                 { "-5s", -EINVAL, 0 },
                 { "1.s", -EINVAL, 0 },

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdbool.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "penalty-sample.h"
+#include "state-file.h"
+#include "strv.h"
+#include "time-util.h"
+
+#define SAMPLE_FILE_MAX (256 * 1024)
+
+static void sample_dir(const char *root, char buf[static PATH_MAX]) {
+        snprintf(buf, PATH_MAX, "%s" PENALTY_SAMPLE_DIR, root ? root : "");
+}
+
+void penalty_samples_done(PenaltySamples *s) {
+        free(s->samples);
+        free(s->procs);
+        *s = (PenaltySamples) {};
+}
+
+static int parse_line(PenaltySamples *s, const char *line) {
+        PenaltySample x;
+        PenaltyProc p;
+        int pid, n = 0;
+
+        if (sscanf(line, "sample %" SCNu64 " %" SCNu64 " %" SCNu64 "%n", &x.time, &x.usage_usec, &x.exempt_usec,
+                   &n) == 3 &&
+            !line[n]) {
+                if (s->n >= PENALTY_SAMPLES_MAX || (s->n && s->samples[s->n - 1].time > x.time))
+                        return -EBADMSG;
+                if (!GREEDY_REALLOC(s->samples, s->n_alloc, s->n + 1))
+                        return -ENOMEM;
+                s->samples[s->n++] = x;
+                return 0;
+        }
+        if (sscanf(line, "proc %d %" SCNu64 " %" SCNu64 "%n", &pid, &p.start_tick, &p.cpu_usec, &n) == 3 &&
+            !line[n] && pid > 0 && s->n_procs < PENALTY_PROCS_MAX) {
+                p.pid = pid;
+                if (!GREEDY_REALLOC(s->procs, s->n_procs_alloc, s->n_procs + 1))
+                        return -ENOMEM;
+                s->procs[s->n_procs++] = p;
+                return 0;
+        }
+        return -EBADMSG;
+}
+
+int penalty_samples_load(const char *root, uid_t uid, PenaltySamples *ret) {
+        _cleanup_close_ int dfd = -EBADF;
+        _cleanup_free_ char *text = NULL;
+        PenaltySamples s = {};
+        char d[PATH_MAX], name[16];
+        int r;
+
+        *ret = (PenaltySamples) {};
+        sample_dir(root, d);
+        dfd = state_dir_open(d, false);
+        if (dfd < 0)
+                return dfd == -ENOENT ? 0 : dfd;
+        snprintf(name, sizeof name, "%u", (unsigned) uid);
+        r = state_file_read(dfd, name, SAMPLE_FILE_MAX, &text, NULL, 0);
+        if (r < 0 || !text)
+                return r == -EPERM || r == -EFBIG ? 0 : r;
+        for (char *line = text, *end; *line; line = end) {
+                end = strchrnul(line, '\n');
+                if (*end)
+                        *end++ = '\0';
+                r = parse_line(&s, line);
+                if (r < 0) {
+                        penalty_samples_done(&s);
+                        return r == -ENOMEM ? r : 0;
+                }
+        }
+        *ret = s;
+        return 0;
+}
+
+static int fill_samples(FILE *f, void *userdata) {
+        const PenaltySamples *s = userdata;
+
+        for (size_t i = 0; i < s->n; i++)
+                fprintf(f, "sample %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", s->samples[i].time,
+                        s->samples[i].usage_usec, s->samples[i].exempt_usec);
+        for (size_t i = 0; i < s->n_procs; i++)
+                fprintf(f, "proc %d %" PRIu64 " %" PRIu64 "\n", (int) s->procs[i].pid, s->procs[i].start_tick,
+                        s->procs[i].cpu_usec);
+        return ferror(f) ? -EIO : 0;
+}
+
+int penalty_samples_save(const char *root, uid_t uid, const PenaltySamples *s) {
+        _cleanup_close_ int dfd = -EBADF;
+        char d[PATH_MAX], name[16];
+
+        sample_dir(root, d);
+        dfd = state_dir_open(d, true);
+        if (dfd < 0)
+                return dfd;
+        snprintf(name, sizeof name, "%u", (unsigned) uid);
+        return state_file_write(dfd, name, fill_samples, (void *) s);
+}
+
+int penalty_samples_remove(const char *root, uid_t uid) {
+        _cleanup_close_ int dfd = -EBADF;
+        char d[PATH_MAX], name[16];
+
+        sample_dir(root, d);
+        dfd = state_dir_open(d, false);
+        if (dfd < 0)
+                return dfd == -ENOENT ? 0 : dfd;
+        snprintf(name, sizeof name, "%u", (unsigned) uid);
+        return state_file_remove(dfd, name);
+}
+
+int penalty_exempt_procs(const pid_t *pids, size_t n, char *const *exempt, PenaltyProc **ret, size_t *ret_n) {
+        _cleanup_free_ PenaltyProc *v = NULL;
+        size_t k = 0, cap = 0;
+
+        for (size_t i = 0; i < n && exempt && k < PENALTY_PROCS_MAX; i++) {
+                ProcStat st;
+
+                if (proc_stat_read(pids[i], &st) < 0 || !strv_contains(exempt, st.comm))
+                        continue;
+                if (!GREEDY_REALLOC(v, cap, k + 1))
+                        return -ENOMEM;
+                v[k++] = (PenaltyProc) { pids[i], st.start_tick, st.cpu_usec };
+        }
+        *ret = TAKE_PTR(v);
+        *ret_n = k;
+        return 0;
+}
+
+/* What the exempt processes used since the last sample: per process, what it added; for one not
+ * seen then, all of it if it started since (else nothing: what it used before is not this window's,
+ * and its share of it cannot be told apart). */
+static uint64_t exempt_since(const PenaltySamples *s, const PenaltyProc *procs, size_t n_procs, uint64_t last_time) {
+        const uint64_t usec_per_tick = USEC_PER_SEC / (uint64_t) sysconf(_SC_CLK_TCK);
+        uint64_t sum = 0;
+
+        for (size_t i = 0; i < n_procs; i++) {
+                bool seen = false;
+
+                for (size_t j = 0; j < s->n_procs && !seen; j++)
+                        if (s->procs[j].pid == procs[i].pid && s->procs[j].start_tick == procs[i].start_tick) {
+                                sum += procs[i].cpu_usec - MIN(s->procs[j].cpu_usec, procs[i].cpu_usec);
+                                seen = true;
+                        }
+                if (!seen && procs[i].start_tick * usec_per_tick >= last_time)
+                        sum += procs[i].cpu_usec;
+        }
+        return sum;
+}
+
+/* Where the window starts: the oldest sample inside it, so that the measured span does not reach
+ * back before now - window; with passes sparser than the window, the newest one before it. -1
+ * while the history does not reach back a whole window. */
+static ssize_t window_start(const PenaltySamples *s, uint64_t window) {
+        uint64_t newest;
+
+        if (s->n < 2)
+                return -1;
+        newest = s->samples[s->n - 1].time;
+        if (newest < window || s->samples[0].time > newest - window)
+                return -1;
+        for (size_t i = 0; i < s->n - 1; i++)
+                if (s->samples[i].time >= newest - window)
+                        return (ssize_t) i;
+        return (ssize_t) s->n - 2;
+}
+
+/* The samples a window needs: the newest one at or before its start (so that it stays covered as
+ * time goes on) and those after. */
+static void drop_old(PenaltySamples *s, uint64_t window) {
+        uint64_t newest = s->samples[s->n - 1].time;
+        size_t keep = 0;
+
+        for (size_t i = 0; i < s->n && newest >= window && s->samples[i].time <= newest - window; i++)
+                keep = i;
+        if (keep > 0) {
+                memmove(s->samples, s->samples + keep, (s->n - keep) * sizeof *s->samples);
+                s->n -= keep;
+        }
+}
+
+int penalty_samples_add(PenaltySamples *s, uint64_t now, uint64_t usage_usec, PenaltyProc *procs, size_t n_procs,
+                        uint64_t window) {
+        const PenaltySample *last = s->n ? &s->samples[s->n - 1] : NULL;
+        PenaltySample x = { now, usage_usec, 0 };
+
+        if (last && (usage_usec < last->usage_usec || now < last->time))
+                s->n = 0, last = NULL;
+        /* the first sample only marks where counting starts: whatever exempt processes used
+         * before it is not in any window */
+        if (last)
+                x.exempt_usec = last->exempt_usec + exempt_since(s, procs, n_procs, last->time);
+        /* passes closer together than the history can hold for a whole window: the newest sample
+         * moves on instead of a new one (its exempt total is cumulative, so nothing is lost) */
+        if (s->n >= 2 && now - s->samples[s->n - 2].time < window / (PENALTY_SAMPLES_MAX / 2))
+                s->n--;
+        if (s->n == PENALTY_SAMPLES_MAX)
+                memmove(s->samples, s->samples + 1, --s->n * sizeof *s->samples);
+        if (!GREEDY_REALLOC(s->samples, s->n_alloc, s->n + 1)) {
+                free(procs);
+                return -ENOMEM;
+        }
+        s->samples[s->n++] = x;
+        free(s->procs);
+        s->procs = procs;
+        s->n_procs = s->n_procs_alloc = n_procs;
+        drop_old(s, window);
+        return 0;
+}
+
+uint64_t penalty_samples_use(const PenaltySamples *s, uint64_t window) {
+        ssize_t start = window_start(s, window);
+        const PenaltySample *a, *b;
+        uint64_t used, exempt;
+
+        if (start < 0)
+                return PENALTY_USE_UNKNOWN;
+        a = &s->samples[start];
+        b = &s->samples[s->n - 1];
+        used = b->usage_usec - a->usage_usec;
+        exempt = b->exempt_usec - a->exempt_usec;
+        used -= MIN(used, exempt);
+        return (uint64_t) ((unsigned __int128) used * USEC_PER_SEC / (b->time - a->time));
+}

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "macro.h"
+#include "penalty-sample.h"
+#include "test-util.h"
+#include "time-util.h"
+
+#define S USEC_PER_SEC
+#define WINDOW (10 * S)
+
+static char *root;
+
+static int setup(void **state) {
+        root = scratch_dir();
+        return root ? 0 : -1;
+}
+
+static int teardown(void **state) {
+        rm_rf(root);
+        free(root);
+        return 0;
+}
+
+/* procs: pairs of (pid, cpu seconds), start tick = pid */
+static void add(PenaltySamples *s, uint64_t t, uint64_t usage, size_t n, const uint64_t *procs) {
+        PenaltyProc *v = n ? calloc(n, sizeof *v) : NULL;
+
+        for (size_t i = 0; i < n; i++)
+                v[i] = (PenaltyProc) { (pid_t) procs[2 * i], procs[2 * i], procs[2 * i + 1] * S };
+        assert_int_equal(penalty_samples_add(s, t * S, usage * S, v, n, WINDOW), 0);
+}
+
+/* Until the history reaches a whole window back there is no verdict; then the rate over it. */
+static void test_window(void **state) {
+        _cleanup_(penalty_samples_done) PenaltySamples s = {};
+
+        add(&s, 100, 0, 0, NULL);
+        assert_int_equal(penalty_samples_use(&s, WINDOW), PENALTY_USE_UNKNOWN);
+        add(&s, 105, 10, 0, NULL);
+        assert_int_equal(penalty_samples_use(&s, WINDOW), PENALTY_USE_UNKNOWN);
+        add(&s, 110, 20, 0, NULL); /* 20 s of CPU in 10 s: two CPUs */
+        assert_int_equal(penalty_samples_use(&s, WINDOW), 2 * S);
+        add(&s, 115, 25, 0, NULL); /* from 105: 15 s in 10 s */
+        assert_int_equal(penalty_samples_use(&s, WINDOW), 3 * S / 2);
+        /* only what a window needs is kept: the start (105) and after */
+        assert_int_equal(s.n, 3);
+        assert_int_equal(s.samples[0].time, 105 * S);
+}
+
+/* Exempt processes' time comes off: per process, since the last pass, all of it for a new one;
+ * a reused pid with another start time is a new process. */
+static void test_exempt(void **state) {
+        _cleanup_(penalty_samples_done) PenaltySamples s = {};
+
+        add(&s, 0, 0, 1, (uint64_t[]) { 7, 50 });        /* before counting started: not in any window */
+        add(&s, 5, 10, 2, (uint64_t[]) { 7, 54, 8, 3 }); /* 4 + 3 exempt of 10 */
+        add(&s, 10, 20, 1, (uint64_t[]) { 7, 56 });      /* 2 exempt; 8 gone */
+        assert_int_equal(s.samples[2].exempt_usec, 9 * S);
+        assert_int_equal(penalty_samples_use(&s, WINDOW), 11 * S / 10);
+        add(&s, 15, 30, 1, (uint64_t[]) { 7, 1 });               /* a time that went back (it cannot, same start) */
+        assert_int_equal(s.samples[s.n - 1].exempt_usec, 9 * S); /* min(before, now): nothing negative */
+}
+
+/* The measured span starts inside the window (an irregular pass does not stretch it back), but
+ * passes sparser than the window measure from the last one before it. */
+static void test_window_start(void **state) {
+        _cleanup_(penalty_samples_done) PenaltySamples s = {}, t = {};
+
+        add(&s, 0, 0, 0, NULL);
+        add(&s, 30, 30, 0, NULL);
+        assert_int_equal(penalty_samples_use(&s, WINDOW), S); /* sparse: 0..30 */
+        add(&s, 38, 46, 0, NULL);
+        assert_int_equal(penalty_samples_use(&s, WINDOW), 2 * S); /* 30..38, not 0..38 */
+        /* passes far closer than the history can hold for a window: the newest moves on */
+        add(&t, 0, 0, 0, NULL);
+        for (uint64_t i = 1; i <= 100; i++)
+                assert_int_equal(penalty_samples_add(&t, i, i, NULL, 0, WINDOW), 0);
+        assert_int_equal(t.n, 2);
+}
+
+/* An exempt process first seen now counts only if it started since the last pass: what an older
+ * one used before is not this window's. */
+static void test_exempt_new_old(void **state) {
+        _cleanup_(penalty_samples_done) PenaltySamples s = {};
+        PenaltyProc *v = calloc(2, sizeof *v);
+        uint64_t tick = S / (uint64_t) sysconf(_SC_CLK_TCK);
+
+        assert_non_null(v);
+        add(&s, 100, 0, 0, NULL);
+        v[0] = (PenaltyProc) { 7, 50 * S / tick, 40 * S }; /* started at 50 s: before the last pass */
+        v[1] = (PenaltyProc) { 8, 105 * S / tick, 3 * S }; /* started at 105 s */
+        assert_int_equal(penalty_samples_add(&s, 110 * S, 20 * S, v, 2, WINDOW), 0);
+        assert_int_equal(s.samples[1].exempt_usec, 3 * S);
+}
+
+/* More exempt time than use (children reaped into an exempt parent) is no use, not less than none. */
+static void test_exempt_clamped(void **state) {
+        _cleanup_(penalty_samples_done) PenaltySamples s = {};
+
+        add(&s, 0, 0, 0, NULL);
+        add(&s, 10, 5, 1, (uint64_t[]) { 9, 30 });
+        assert_int_equal(penalty_samples_use(&s, WINDOW), 0);
+}
+
+/* A usage counter that went back is a new slice: the history starts again. */
+static void test_counter_reset(void **state) {
+        _cleanup_(penalty_samples_done) PenaltySamples s = {};
+
+        add(&s, 0, 100, 0, NULL);
+        add(&s, 10, 120, 0, NULL);
+        add(&s, 20, 3, 0, NULL);
+        assert_int_equal(s.n, 1);
+        assert_int_equal(penalty_samples_use(&s, WINDOW), PENALTY_USE_UNKNOWN);
+}
+
+static void test_save_load(void **state) {
+        _cleanup_(penalty_samples_done) PenaltySamples s = {}, t = {};
+
+        add(&s, 0, 0, 0, NULL);
+        add(&s, 10, 15, 2, (uint64_t[]) { 7, 1, 8, 2 });
+        assert_int_equal(penalty_samples_save(root, 1000, &s), 0);
+        assert_int_equal(penalty_samples_load(root, 1000, &t), 0);
+        assert_int_equal(t.n, 2);
+        assert_int_equal(t.n_procs, 2);
+        assert_memory_equal(t.samples, s.samples, 2 * sizeof *s.samples);
+        for (size_t i = 0; i < 2; i++) {
+                assert_int_equal(t.procs[i].pid, s.procs[i].pid);
+                assert_int_equal(t.procs[i].start_tick, s.procs[i].start_tick);
+                assert_int_equal(t.procs[i].cpu_usec, s.procs[i].cpu_usec);
+        }
+        assert_int_equal(penalty_samples_use(&t, WINDOW), penalty_samples_use(&s, WINDOW));
+        assert_int_equal(penalty_samples_remove(root, 1000), 0);
+        penalty_samples_done(&t);
+        assert_int_equal(penalty_samples_load(root, 1000, &t), 0);
+        assert_int_equal(t.n, 0);
+}
+
+/* The samples are a cache: a file that does not parse is an empty history, never an error. */
+static void test_corrupt(void **state) {
+        _cleanup_(penalty_samples_done) PenaltySamples s = {};
+        char p[512];
+        FILE *f;
+
+        add(&s, 0, 0, 0, NULL);
+        assert_int_equal(penalty_samples_save(root, 1001, &s), 0);
+        snprintf(p, sizeof p, "%s" PENALTY_SAMPLE_DIR "/1001", root);
+        f = fopen(p, "we");
+        assert_non_null(f);
+        fputs("sample 10 20 0\nsample 5 30 0\n", f); /* time going back */
+        assert_int_equal(fclose(f), 0);
+        penalty_samples_done(&s);
+        assert_int_equal(penalty_samples_load(root, 1001, &s), 0);
+        assert_int_equal(s.n, 0);
+        f = fopen(p, "we");
+        assert_non_null(f);
+        fputs("sample 1 2\n", f);
+        assert_int_equal(fclose(f), 0);
+        assert_int_equal(penalty_samples_load(root, 1001, &s), 0);
+        assert_int_equal(s.n, 0);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_window),         cmocka_unit_test(test_exempt),
+                cmocka_unit_test(test_exempt_clamped), cmocka_unit_test(test_counter_reset),
+                cmocka_unit_test(test_save_load),      cmocka_unit_test(test_corrupt),
+                cmocka_unit_test(test_window_start),   cmocka_unit_test(test_exempt_new_old),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}

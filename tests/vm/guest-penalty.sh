@@ -1,0 +1,132 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# tests/vm/guest-penalty.sh — guest half of vm-penalty-* (tests/vm/vm-test.sh ENV guest-penalty.sh):
+# sustained-use penalties on a real kernel with the packages installed as an admin does.
+#   systemd-v2: the package's timer runs the passes (once a rule sets PenaltyAbove=), the cap goes
+#     to user-UID.slice through PID 1, over an admin's own `systemctl set-property` value, which
+#     comes back at the end; the user is told on their terminal (login on a pty); a new login and
+#     daemon-reload keep the cap;
+#   nosd-v2: passes run by hand (the cron line's command) against the cgroupfs backend, the cap in
+#     cpu.max.
+set -u
+ENV=${CPUSLICE_VM_ENV:?not running under tools/vm/run}
+S=${CPUSLICE_VM_SHARE:-/mnt/share}
+D=/tmp/vmt
+. "$S/guest-lib.sh"
+mkdir -m 1777 -p "$D"
+cd /tmp
+CG=/sys/fs/cgroup
+SYSTEMD=
+[ "$(cat /proc/1/comm)" = systemd ] && SYSTEMD=1
+
+section "facts ($ENV, $(uname -r)${SYSTEMD:+, systemd $(systemctl --version | awk 'NR == 1 { print $2 }')})"
+[ -f $CG/cgroup.controllers ] || { bad "this test wants the unified hierarchy"; exit 1; }
+since=$(date '+%Y-%m-%d %H:%M:%S')
+install_packages || exit 1
+install -m 644 "$S/session.sh" "$D/session.sh"
+conf() { printf '%s\n' "$@" > /etc/security/cpuslice.conf; chmod 644 /etc/security/cpuslice.conf; }
+cpu_max() { cat "$CG/user.slice/user-$1.slice/cpu.max" 2> /dev/null; }
+quota_of() { systemctl show -p CPUQuotaPerSecUSec --value "user-$1.slice"; }
+# wait_for SECS CMD...: until CMD succeeds, checking every second
+wait_for() {
+        local n=$1; shift
+        for _ in $(seq "$n"); do "$@" && return 0; sleep 1; done
+        return 1
+}
+# the passes: the package's timer where systemd runs, the cron line's command by hand elsewhere
+PASSER=
+passes() { # [--now]: by hand every 2 s (without systemd; with --now, the timer's service started)
+        [ -n "$SYSTEMD" ] && [ "${1:-}" != --now ] && return
+        if [ -n "$SYSTEMD" ]; then
+                while :; do systemctl start cpuslice-penalty.service; sleep 2; done &
+        else
+                while :; do slicectl penalty run >> "$D/passes" 2>&1; sleep 2; done &
+        fi
+        PASSER=$!
+}
+capped() { slicectl --json penalty list | python3 -c '
+import json, sys
+p = {x["user"]: x for x in json.load(sys.stdin)["penalties"]}
+sys.exit(0 if sys.argv[1] in p and p[sys.argv[1]].get("active") and p[sys.argv[1]]["level"] == int(sys.argv[2]) else 1)' "$1" "$2"; }
+not_capped() { ! slicectl --json penalty list | grep -q '"active":true'; }
+
+section "nothing runs before a rule asks for it"
+conf '* CPUWeight=100'
+slicectl check > /dev/null 2>&1
+check "no marker without a PenaltyAbove= line" [ ! -e /run/cpuslice/penalty-enabled ]
+if [ -n "$SYSTEMD" ]; then
+        check "the package enabled cpuslice-penalty.timer" systemctl is-enabled --quiet cpuslice-penalty.timer
+        check "the timer is active" systemctl is-active --quiet cpuslice-penalty.timer
+        systemctl start cpuslice-penalty.service
+        res=$(systemctl show -p ConditionResult --value cpuslice-penalty.service)
+        check "its service skips its pass (ConditionResult=$res)" [ "$res" = no ]
+fi
+
+section "carol hogs: capped after a whole window"
+[ -n "$SYSTEMD" ] && systemctl set-property user-1003.slice CPUQuota=70%
+conf '* CPUWeight=100' 'carol PenaltyAbove=30% PenaltyWindow=10s PenaltyQuota=20% PenaltyTime=60s PenaltyExempt=cc1'
+slicectl check > "$D/check" 2>&1; rc=$?
+check "slicectl check accepts the penalty keys (status $rc: $(tr '\n' ' ' < "$D/check"))" [ "$rc" = 0 ]
+check "a root slicectl that read the rule made the marker" [ -e /run/cpuslice/penalty-enabled ]
+start_login carol carol 2
+wait_info carol
+go carol
+passes
+t0=$(date +%s)
+wait_for 150 capped carol 1
+check "carol capped at level 1 within 150 s${SYSTEMD:+ by the timer's passes} (after $(( $(date +%s) - t0 )) s)" capped carol 1
+[ -n "$SYSTEMD" ] && passes --now # from here on, passes every 2 s: the rest does not wait for the timer
+got=$(cpu_max 1003)
+check "carol's cpu.max is the 20% cap (got '$got')" [ "$got" = "20000 100000" ]
+if [ -n "$SYSTEMD" ]; then
+        got=$(quota_of 1003)
+        check "systemd's CPUQuotaPerSecUSec is 200ms, over the admin's 70% (got $got)" [ "$got" = 200ms ]
+        check "one journal line for the decision" bash -c \
+                'journalctl --no-pager -q --since "$1" | grep -q "carol (uid 1003): penalty started: level 1, CPUQuota=20%"' - "$since"
+fi
+wait_for 10 grep -q 'pam_cpuslice: your processes used' "$D/carol.out"
+check "carol was told on her terminal" grep -q 'pam_cpuslice: your processes used .* limited to 20%' "$D/carol.out"
+slicectl status carol > "$D/status" 2>&1
+su carol -c "slicectl status carol" > "$D/status-own" 2>&1
+check "carol sees her penalty in her own status" grep -q '^Penalty:    level 1 since' "$D/status-own" ||
+        sed 's/^/  | /' "$D/status-own"
+
+section "a new login, apply and daemon-reload keep the cap"
+start_login carol2 carol 0
+wait_info carol2
+go carol2
+got=$(cpu_max 1003)
+check "after a second login (got '$got')" [ "$got" = "20000 100000" ]
+slicectl apply > /dev/null 2>&1
+check "after slicectl apply (got '$(cpu_max 1003)')" [ "$(cpu_max 1003)" = "20000 100000" ]
+if [ -n "$SYSTEMD" ]; then
+        systemctl daemon-reload
+        # a reload may give the admin's persistent value back for a moment; the next pass restores the cap
+        wait_for 20 bash -c '[ "$(cat "$1")" = "20000 100000" ]' - "$CG/user.slice/user-1003.slice/cpu.max"
+        check "after daemon-reload, by the next pass at the latest (got '$(cpu_max 1003)')" [ "$(cpu_max 1003)" = "20000 100000" ]
+fi
+stop carol2
+
+section "the end: the cap lifts, the admin's value comes back"
+stop carol
+wait_for 90 not_capped
+check "lifted within 90 s" not_capped
+if [ -n "$SYSTEMD" ]; then
+        got=$(quota_of 1003)
+        check "systemd's CPUQuotaPerSecUSec is the admin's 700ms again (got $got)" [ "$got" = 700ms ]
+        check "the module's runtime CPUQuota drop-in is gone" \
+                [ ! -e /run/systemd/system.control/user-1003.slice.d/50-CPUQuota.conf ]
+else
+        got=$(cpu_max 1003)
+        check "carol's cpu.max is unlimited again (got '${got:-no slice}')" [ -z "$got" ] || [ "$got" = "max 100000" ]
+fi
+[ -n "$PASSER" ] && kill "$PASSER" 2> /dev/null
+wait "$PASSER" 2> /dev/null
+
+section "the module logged no failure"
+warn=$(journalctl --no-pager -q --since "$since" 2> /dev/null | grep -E 'pam_cpuslice\(' | grep -E 'login proceeds|session denied|refused' || true)
+check "no failure line${warn:+: $warn}" [ -z "$warn" ]
+[ -s "$D/passes" ] && sed 's/^/  pass: /' "$D/passes"
+echo
+echo "$fails check(s) failed"
+[ "$fails" = 0 ]

@@ -11,17 +11,24 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <utmpx.h>
+#include <systemd/sd-login.h>
 
 #include "escape.h"
 #include "format.h"
 #include "penalty-notify.h"
 #include "proc-stat.h"
 #include "slicectl-util.h"
+#include "strv.h"
 #include "time-util.h"
 #include "trusted-path.h"
 
 #define HOOK_TIMEOUT_USEC (10 * USEC_PER_SEC)
 #define HOOK_TOP_PROCS 10
+
+/* logind may give "/dev/pts/3" or "pts/3" */
+static const char *startswith_dev(const char *tty) {
+        return strncmp(tty, "/dev/", 5) == 0 ? tty + 5 : tty;
+}
 
 /* A utmp line names a terminal under /dev ("pts/3", "tty1"): nothing that leaves /dev. */
 static bool tty_line_ok(const char *line) {
@@ -42,11 +49,30 @@ static void write_tty(const char *line, uid_t uid, const char *msg) {
         (void) !write(fd, msg, strlen(msg));
 }
 
-void penalty_notify_user(const UserIdent *u, const char *text) {
-        char msg[1024];
+/* Each terminal once, whichever list named it. */
+static void add_tty(char ***ttys, size_t *n, const char *line) {
+        char *copy;
+
+        if (!tty_line_ok(line) || strv_contains(*ttys, line))
+                return;
+        copy = strdup(line);
+        if (copy)
+                (void) strv_consume(ttys, n, copy);
+}
+
+/* The user's terminals: logind's sessions (trixie and later keep no utmp), and utmp's entries
+ * (hosts without systemd, and older ones). */
+static void user_ttys(const UserIdent *u, char ***ttys, size_t *n) {
+        _cleanup_strv_free_ char **sessions = NULL;
         struct utmpx *ut;
 
-        snprintf(msg, sizeof msg, "\r\n\a*** pam_cpuslice: %s ***\r\n", text);
+        if (sd_uid_get_sessions(u->uid, 0, &sessions) > 0)
+                for (size_t i = 0; sessions[i]; i++) {
+                        _cleanup_free_ char *tty = NULL;
+
+                        if (sd_session_get_tty(sessions[i], &tty) >= 0)
+                                add_tty(ttys, n, startswith_dev(tty));
+                }
         setutxent();
         while ((ut = getutxent())) {
                 char name[sizeof ut->ut_user + 1], line[sizeof ut->ut_line + 1];
@@ -55,10 +81,21 @@ void penalty_notify_user(const UserIdent *u, const char *text) {
                         continue;
                 snprintf(name, sizeof name, "%.*s", (int) sizeof ut->ut_user, ut->ut_user);
                 snprintf(line, sizeof line, "%.*s", (int) sizeof ut->ut_line, ut->ut_line);
-                if (strcmp(name, u->name) == 0 && tty_line_ok(line))
-                        write_tty(line, u->uid, msg);
+                if (strcmp(name, u->name) == 0)
+                        add_tty(ttys, n, line);
         }
         endutxent();
+}
+
+void penalty_notify_user(const UserIdent *u, const char *text) {
+        _cleanup_strv_free_ char **ttys = NULL;
+        size_t n = 0;
+        char msg[1024];
+
+        snprintf(msg, sizeof msg, "\r\n\a*** pam_cpuslice: %s ***\r\n", text);
+        user_ttys(u, &ttys, &n);
+        for (size_t i = 0; i < n; i++)
+                write_tty(ttys[i], u->uid, msg);
 }
 
 typedef struct TopProc {

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Telling people about a penalty decision: the user on each terminal they are logged in on (as
- * write(1) does; only terminals the user owns, never blocking), and the admin's hook program
- * PENALTY_HOOK, if root may trust it, so that mail or chat is one script away:
+/* Telling people about a penalty decision: the user on each terminal they are logged in on, as
+ * write(1) finds them (logind's sessions, and utmp where it is kept), only terminals the user owns
+ * and never blocking; and the admin's hook program PENALTY_HOOK, if root may trust it, so that
+ * mail or chat is one script away:
  *
  *   penalty-hook start|extend|lift USER UID LEVEL CAP UNTIL      (UNTIL: seconds since the epoch)
  *

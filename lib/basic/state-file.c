@@ -73,6 +73,14 @@ int state_file_remove(int dfd, const char *name) {
         return unlinkat(dfd, name, 0) < 0 && errno != ENOENT ? negative_errno() : 0;
 }
 
+int state_file_save(const char *path, const char *name, AtomicFill fill, void *userdata) {
+        _cleanup_close_ int dfd = state_dir_open(path, fill != NULL);
+
+        if (dfd < 0)
+                return !fill && dfd == -ENOENT ? 0 : dfd;
+        return fill ? state_file_write(dfd, name, fill, userdata) : state_file_remove(dfd, name);
+}
+
 int state_dir_list_uids(const char *path, int (*name_to_uid)(const char *name, uid_t *ret), uid_t **ret,
                         size_t *ret_n) {
         _cleanup_closedir_ DIR *d = NULL;

@@ -28,6 +28,10 @@ int state_file_write(int dfd, const char *name, AtomicFill fill, void *userdata)
 /* Removes name; 0 when it was not there. */
 int state_file_remove(int dfd, const char *name);
 
+/* name in the directory path: replaced with what fill writes (the directory made if missing), or,
+ * with fill NULL, removed (0 when it or the directory is not there). */
+int state_file_save(const char *path, const char *name, AtomicFill fill, void *userdata);
+
 /* The keys of the regular files in the directory path that name_to_uid accepts (returns >= 0
  * for), in directory order, malloc()ed into *ret; none when the directory is missing. */
 int state_dir_list_uids(const char *path, int (*name_to_uid)(const char *name, uid_t *ret), uid_t **ret,

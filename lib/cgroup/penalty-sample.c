@@ -96,27 +96,15 @@ static int fill_samples(FILE *f, void *userdata) {
 }
 
 int penalty_samples_save(const char *root, uid_t uid, const PenaltySamples *s) {
-        _cleanup_close_ int dfd = -EBADF;
         char d[PATH_MAX], name[16];
 
         sample_dir(root, d);
-        dfd = state_dir_open(d, true);
-        if (dfd < 0)
-                return dfd;
         snprintf(name, sizeof name, "%u", (unsigned) uid);
-        return state_file_write(dfd, name, fill_samples, (void *) s);
+        return state_file_save(d, name, s ? fill_samples : NULL, (void *) s);
 }
 
 int penalty_samples_remove(const char *root, uid_t uid) {
-        _cleanup_close_ int dfd = -EBADF;
-        char d[PATH_MAX], name[16];
-
-        sample_dir(root, d);
-        dfd = state_dir_open(d, false);
-        if (dfd < 0)
-                return dfd == -ENOENT ? 0 : dfd;
-        snprintf(name, sizeof name, "%u", (unsigned) uid);
-        return state_file_remove(dfd, name);
+        return penalty_samples_save(root, uid, NULL);
 }
 
 int penalty_exempt_procs(const pid_t *pids, size_t n, char *const *exempt, PenaltyProc **ret, size_t *ret_n) {

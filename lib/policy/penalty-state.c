@@ -103,20 +103,12 @@ static int fill_state(FILE *f, void *userdata) {
 }
 
 int penalty_state_save(const char *root, uid_t uid, const PenaltyState *s) {
-        _cleanup_close_ int dfd = -EBADF;
         char d[PATH_MAX], name[16];
         bool empty = s->level == 0 && !s->active;
 
         state_dir(root, d);
         uid_name(uid, name);
-        dfd = state_dir_open(d, !empty);
-        if (empty && dfd == -ENOENT)
-                return 0;
-        if (dfd < 0)
-                return dfd;
-        if (empty)
-                return state_file_remove(dfd, name);
-        return state_file_write(dfd, name, fill_state, (void *) s);
+        return state_file_save(d, name, empty ? NULL : fill_state, (void *) s);
 }
 
 int penalty_state_remove(const char *root, uid_t uid) {

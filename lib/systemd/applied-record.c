@@ -86,21 +86,14 @@ static int fill_record(FILE *f, void *userdata) {
 }
 
 int applied_record_save(const char *root, uid_t uid, const AppliedRecord *rec) {
-        _cleanup_close_ int dfd = -EBADF;
-        char name[SLICE_NAME_MAX];
+        char d[PATH_MAX], name[SLICE_NAME_MAX];
         bool empty = true;
 
         for (BusProp p = 0; p < _BUS_PROP_MAX; p++)
                 empty = empty && !rec->prop[p].set;
+        record_dir(root, d);
         slice_name(uid, name);
-        dfd = open_dir(root, !empty);
-        if (empty && dfd == -ENOENT)
-                return 0;
-        if (dfd < 0)
-                return dfd;
-        if (empty)
-                return state_file_remove(dfd, name);
-        return state_file_write(dfd, name, fill_record, (void *) rec);
+        return state_file_save(d, name, empty ? NULL : fill_record, (void *) rec);
 }
 
 void applied_record_note(AppliedRecord *rec, BusProp p, uint64_t value, const char *dropin) {

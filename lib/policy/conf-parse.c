@@ -187,10 +187,12 @@ static int parse_tokens(char *line, Rule *rule, ConfSkips *skips) {
                                 end = stpcpy(stpcpy(end, " "), tok);
                         continue;
                 }
-                last_exempt = strncmp(tok, "PenaltyExempt=", strlen("PenaltyExempt=")) == 0;
                 r = parse_assignment(rule, tok, skips);
                 if (r == -ENOMEM)
                         return r;
+                /* names follow only a PenaltyExempt= that was taken: after a skipped one they are
+                 * skipped too, rather than joined to nothing */
+                last_exempt = r == 0 && strncmp(tok, "PenaltyExempt=", strlen("PenaltyExempt=")) == 0;
                 if (r == 0)
                         end = stpcpy(stpcpy(end, " "), tok);
         }

@@ -37,7 +37,9 @@ static inline void check_roundtrip(const Rule *r) {
 }
 
 static inline void check_rule(const Rule *r) {
-        FUZZ_CHECK(r->mask != 0 && r->mask < (1u << _SETTING_MAX));
+        /* a line gives some setting: a CPU one, or only Penalty*= keys */
+        FUZZ_CHECK((r->mask != 0 || r->penalty.mask != 0) && r->mask < (1u << _SETTING_MAX) &&
+                   r->penalty.mask < (1u << _PENALTY_KEY_MAX));
         FUZZ_CHECK(r->text && *r->text && !strchr(r->text, '\n') && !strchr(r->text, '#'));
         switch (r->domain.type) {
         case DOMAIN_ALL:

@@ -32,8 +32,22 @@ static void resolve_for(const RuleSet *rs, const char *name, uid_t uid, const ch
                 if (uid == 0)
                         FUZZ_CHECK(domain_names_user(&r->domain, name, uid));
         }
-        if (uid == 0 && res.matched)
-                FUZZ_CHECK(res.source[0] || res.source[1] || res.source[2] || res.source[3]);
+        for (PenaltyKey k = 0; k < _PENALTY_KEY_MAX; k++) {
+                const Rule *r = res.penalty_source[k];
+                if (!r)
+                        continue;
+                FUZZ_CHECK(r >= rs->rules && r < rs->rules + rs->n && (r->penalty.mask & (1u << k)));
+                FUZZ_CHECK(rule_matches(r, &u) == 1);
+                if (uid == 0)
+                        FUZZ_CHECK(domain_names_user(&r->domain, name, uid));
+        }
+        /* a line matched: it gave a CPU setting or a Penalty*= key */
+        if (uid == 0 && res.matched) {
+                bool any = res.source[0] || res.source[1] || res.source[2] || res.source[3];
+                for (PenaltyKey k = 0; k < _PENALTY_KEY_MAX; k++)
+                        any = any || res.penalty_source[k];
+                FUZZ_CHECK(any);
+        }
         user_done(&u);
 }
 

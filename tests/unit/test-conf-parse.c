@@ -220,6 +220,20 @@ static void test_setting_skipped_values(void **state) {
         conf_skips_done(&sk);
 }
 
+/* Names follow only a PenaltyExempt= that was taken: after a skipped one they are skipped too, and
+ * the line's text (what explain shows, what parses again) carries none of them (found by fuzz-conf-line). */
+static void test_penalty_exempt_skipped(void **state) {
+        _cleanup_(conf_skips_done) ConfSkips sk = {};
+        Rule r = {};
+
+        assert_int_equal(conf_parse_line("alice CPUWeight=100 PenaltyExempt=a/b make cc1", &r, &sk), 0);
+        assert_int_equal(sk.n, 3);
+        assert_int_equal(r.penalty.mask, 0);
+        assert_int_equal(r.penalty.n_exempt, 0);
+        assert_string_equal(r.text, "alice CPUWeight=100");
+        rule_done(&r);
+}
+
 static void test_penalty_keys(void **state) {
         _cleanup_(conf_skips_done) ConfSkips sk = {};
         Rule r = {};
@@ -364,6 +378,7 @@ int main(void) {
                 cmocka_unit_test(test_setting_skipped_values),
                 cmocka_unit_test(test_long_line),
                 cmocka_unit_test(test_penalty_keys),
+                cmocka_unit_test(test_penalty_exempt_skipped),
                 cmocka_unit_test(test_buffer),
                 cmocka_unit_test(test_buffer_setting_skipped),
                 cmocka_unit_test(test_buffer_long_line_skipped),

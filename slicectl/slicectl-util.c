@@ -56,12 +56,16 @@ static int load_config_full(RuleSet *rs, bool warnings) {
         return 0;
 }
 
+void penalty_marker_note(const RuleSet *rs) {
+        if (geteuid() == 0 && !arg_dry_run && ruleset_has_penalties(rs))
+                (void) penalty_marker_set(arg_state_root, true);
+}
+
 int load_config(RuleSet *rs) {
         int r = load_config_full(rs, true);
 
-        /* the timer's passes start with the first rule that asks for them (penalty-cap.h) */
-        if (r >= 0 && geteuid() == 0 && !arg_dry_run && ruleset_has_penalties(rs))
-                (void) penalty_marker_set(arg_state_root, true);
+        if (r >= 0)
+                penalty_marker_note(rs);
         return r;
 }
 

@@ -39,6 +39,9 @@ ConfPaths conf_paths(void);
  * refused file is an error: the module then leaves every login alone, so no verb may act on
  * (or show) the rest as if it applied. */
 int load_config(RuleSet *rs);
+/* As root, a config with a PenaltyAbove= rule lets the timer's passes start (the marker of
+ * penalty-cap.h); not with --dry-run. */
+void penalty_marker_note(const RuleSet *rs);
 /* The same refusal check alone, for verbs that load the config later (set, unset). */
 int check_config_accepted(void);
 /* A user named on the command line: name or uid. A uid NSS does not know is fine when

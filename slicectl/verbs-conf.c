@@ -326,8 +326,8 @@ int check_collect(int argc, char **argv, DiagList *d) {
                 if (r == -ENOMEM)
                         return log_error(r, "out of memory");
                 /* the installed config switches penalties on: the timer's passes may start */
-                if (r >= 0 && geteuid() == 0 && ruleset_has_penalties(&rs))
-                        (void) penalty_marker_set(arg_state_root, true);
+                if (r >= 0)
+                        penalty_marker_note(&rs);
         }
         check_names(&rs, d);
         check_penalties(&rs, d);

@@ -276,42 +276,26 @@ static int decide_user(Pass *p, uid_t uid) {
 
 /* The running slices and every user with a penalty state (a capped user who logged out is still
  * let go, and forgiven, on time). */
-static int pass_uids(const Pass *p, uid_t **ret, size_t *ret_n) {
-        _cleanup_free_ uid_t *v = NULL;
-        uid_t *saved = NULL;
-        size_t n_saved = 0, n = 0;
-        int r;
+static int pass_uids(const Pass *p, const uid_t *saved, size_t n_saved, uid_t **ret, size_t *ret_n) {
+        uid_t *v = calloc(p->slices.n + n_saved + 1, sizeof *v);
+        size_t n = 0;
 
-        r = penalty_state_list(arg_state_root, &saved, &n_saved);
-        if (r < 0)
-                return log_error(r, "cannot list " PENALTY_STATE_DIR ": %s", strerror(-r));
-        v = calloc(p->slices.n + n_saved + 1, sizeof *v);
-        if (!v) {
-                free(saved);
+        if (!v)
                 return log_error(-ENOMEM, "out of memory");
-        }
         for (size_t i = 0; i < p->slices.n; i++)
                 v[n++] = p->slices.slices[i].uid;
         for (size_t i = 0; i < n_saved; i++)
                 if (!find_slice(&p->slices, saved[i]))
                         v[n++] = saved[i];
-        free(saved);
-        *ret = TAKE_PTR(v);
+        *ret = v;
         *ret_n = n;
         return 0;
 }
 
-static bool anyone_penalized(void) {
-        _cleanup_free_ uid_t *uids = NULL;
-        size_t n = 0;
-
-        return penalty_state_list(arg_state_root, &uids, &n) != 0 || n > 0; /* an error: look */
-}
-
 static int penalty_run(void) {
         _cleanup_(pass_done) Pass p = { .now = realtime_usec(), .boottime = boottime_usec() };
-        _cleanup_free_ uid_t *uids = NULL;
-        size_t n = 0;
+        _cleanup_free_ uid_t *uids = NULL, *saved = NULL;
+        size_t n = 0, n_saved = 0;
         CsError e = {};
         int r;
 
@@ -322,7 +306,10 @@ static int penalty_run(void) {
                 r = load_config(&p.rules);
         if (r < 0)
                 return r;
-        if (!ruleset_has_penalties(&p.rules) && !anyone_penalized()) {
+        r = penalty_state_list(arg_state_root, &saved, &n_saved);
+        if (r < 0)
+                return log_error(r, "cannot list " PENALTY_STATE_DIR ": %s", strerror(-r));
+        if (!ruleset_has_penalties(&p.rules) && n_saved == 0) {
                 /* nothing to sample, nobody to let go: the timer stops starting passes */
                 if (!arg_dry_run)
                         (void) penalty_marker_set(arg_state_root, false);
@@ -334,7 +321,7 @@ static int penalty_run(void) {
         r = p.backend.ops->read_all(&p.backend, 0, &p.slices, &e);
         if (r < 0)
                 return log_error(r, "reading the user slices: %s", cs_error_text(&e, r));
-        r = pass_uids(&p, &uids, &n);
+        r = pass_uids(&p, saved, n_saved, &uids, &n);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < n; i++)

@@ -318,7 +318,7 @@ static int penalty_run(void) {
         r = backend_open_or_log(&p.backend, &arg_target);
         if (r < 0)
                 return r;
-        r = p.backend.ops->read_all(&p.backend, 0, &p.slices, &e);
+        r = p.backend.ops->read_all(&p.backend, SLICE_READ_USAGE | SLICE_READ_QUOTA, &p.slices, &e);
         if (r < 0)
                 return log_error(r, "reading the user slices: %s", cs_error_text(&e, r));
         r = pass_uids(&p, saved, n_saved, &uids, &n);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -23,6 +24,10 @@ static int sys_openat(int dirfd, const char *name, int flags, mode_t mode) {
         return openat(dirfd, name, flags, mode);
 }
 
+static ssize_t sys_getdents(int fd, void *buf, size_t n) {
+        return getdents64(fd, buf, n);
+}
+
 const CgfsOps cgfs_default_ops = {
         .openat = sys_openat,
         .mkdirat = mkdirat,
@@ -31,6 +36,7 @@ const CgfsOps cgfs_default_ops = {
         .read = read,
         .fstatfs = fstatfs,
         .fchmod = fchmod,
+        .getdents = sys_getdents,
 };
 
 static bool component_valid(const char *s, size_t n) {
@@ -126,27 +132,35 @@ static int check_owner(int fd, const char *name, CsError *e) {
         return 0;
 }
 
+/* 0 when fd is on cgroupfs (or a plain directory tree stands in) */
+static int check_fs(Cgfs *c, int fd, const char *name, CsError *e) {
+        struct statfs sfs;
+
+        if (!c->layout.check_fs)
+                return 0;
+        if (c->ops->fstatfs(fd, &sfs) < 0)
+                return cs_error(e, negative_errno(), "fstatfs %s: %m", name);
+        if (!is_cgroupfs(&sfs))
+                return cs_error(e, -EXDEV, "%s is not on cgroupfs (filesystem magic 0x%lx); refused", name,
+                                (unsigned long) sfs.f_type);
+        return 0;
+}
+
 /* takes fd; returns it, or an error when it is not on cgroupfs (unless a plain directory tree
  * stands in) or not root's */
 static int check_cgroupfs(Cgfs *c, int fd, const char *name, bool any_owner, CsError *e) {
         _cleanup_close_ int owned = fd;
-        struct statfs sfs;
         int r;
 
         r = any_owner ? 0 : check_owner(owned, name, e);
+        if (r >= 0)
+                r = check_fs(c, owned, name, e);
         if (r < 0)
                 return r;
-        if (c->layout.check_fs) {
-                if (c->ops->fstatfs(owned, &sfs) < 0)
-                        return cs_error(e, negative_errno(), "fstatfs %s: %m", name);
-                if (!is_cgroupfs(&sfs))
-                        return cs_error(e, -EXDEV, "%s is not on cgroupfs (filesystem magic 0x%lx); refused", name,
-                                        (unsigned long) sfs.f_type);
-        }
         return TAKE_FD(owned);
 }
 
-static int open_dir(Cgfs *c, int dirfd, const char *name, bool any_owner, CsError *e) {
+static int openat_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
         int fd;
 
         fd = c->ops->openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
@@ -157,7 +171,50 @@ static int open_dir(Cgfs *c, int dirfd, const char *name, bool any_owner, CsErro
                                         "%s is not a directory (a symlink or file planted there?); refused", name);
                 return cs_error(e, r, "cannot open %s: %m", name);
         }
-        return check_cgroupfs(c, fd, name, any_owner, e);
+        return fd;
+}
+
+static int open_dir(Cgfs *c, int dirfd, const char *name, bool any_owner, CsError *e) {
+        int fd = openat_dir(c, dirfd, name, e);
+
+        return fd < 0 ? fd : check_cgroupfs(c, fd, name, any_owner, e);
+}
+
+#ifndef STATX_MNT_ID
+#define STATX_MNT_ID 0x00001000U
+#endif
+
+int cgfs_dir_stat(int fd, CgfsDirStat *ret) {
+        struct statx stx;
+
+        if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT, STATX_UID | STATX_MNT_ID, &stx) < 0)
+                return negative_errno();
+        if (!(stx.stx_mask & STATX_UID))
+                return -EIO;
+        *ret = (CgfsDirStat) { .uid = stx.stx_uid, .mnt_id = stx.stx_mask & STATX_MNT_ID ? stx.stx_mnt_id : 0 };
+        return 0;
+}
+
+/* The parent was checked to be cgroupfs. A directory opened from it by one name with O_NOFOLLOW
+ * is the child itself, or whatever root mounted over the child: then, and only then, is it on
+ * another mount. On the parent's mount it is on the parent's filesystem, and fstatfs() would say
+ * cgroupfs again. */
+int cgfs_open_child_to_read(Cgfs *c, int parent_fd, const CgfsDirStat *parent, const char *name, CgfsDirStat *ret,
+                            CsError *e) {
+        _cleanup_close_ int fd = openat_dir(c, parent_fd, name, e);
+        int r;
+
+        if (fd < 0)
+                return fd;
+        r = cgfs_dir_stat(fd, ret);
+        if (r < 0)
+                return cs_error(e, r, "statx %s: %m", name);
+        if (ret->mnt_id == 0 || ret->mnt_id != parent->mnt_id) {
+                r = check_fs(c, fd, name, e);
+                if (r < 0)
+                        return r;
+        }
+        return TAKE_FD(fd);
 }
 
 int cgfs_open_dir(Cgfs *c, int dirfd, const char *name, CsError *e) {
@@ -181,6 +238,27 @@ int cgfs_read_file(Cgfs *c, int dirfd, const char *name, char **ret, CsError *e)
         if (r < 0)
                 return cs_error(e, r, "cannot read %s: %m", name);
         return 0;
+}
+
+int cgfs_read_file_buf(Cgfs *c, int dirfd, const char *name, ReadBuf *b, CsError *e) {
+        _cleanup_close_ int fd = -EBADF;
+        int r;
+
+        fd = c->ops->openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0);
+        if (fd < 0)
+                return cs_error(e, negative_errno(), "cannot open %s: %m", name);
+        r = read_full_fd_buf(fd, CGFS_FILE_MAX, c->ops->read, true, b, NULL);
+        if (r == -EFBIG)
+                return cs_error(e, r, "%s is larger than %u bytes", name, (unsigned) CGFS_FILE_MAX);
+        if (r < 0)
+                return cs_error(e, r, "cannot read %s: %m", name);
+        return 0;
+}
+
+ssize_t cgfs_getdents(Cgfs *c, int fd, void *buf, size_t n) {
+        ssize_t k = (c->ops->getdents ? c->ops->getdents : sys_getdents)(fd, buf, n);
+
+        return k < 0 ? negative_errno() : k;
 }
 
 int cgfs_write_file(Cgfs *c, int dirfd, const char *name, const char *value, CsError *e) {

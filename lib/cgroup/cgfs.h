@@ -6,8 +6,9 @@
  * below each hierarchy's root, and safe access below it. Every path is walked with
  * openat(O_NOFOLLOW) from a directory fd and every directory checked to be cgroupfs. The calls
  * that read or change the tree (openat, mkdirat, unlinkat, read, write, fstatfs, fchmod) go
- * through a CgfsOps table that tests replace to inject faults; opening the root, the owner check
- * (fstat), the age of an empty scope (fstatat) and listing a directory (fdopendir) do not. */
+ * through a CgfsOps table that tests replace to inject faults, and so does reading a directory's
+ * entries (getdents64, the readers'); opening the root, the owner check (fstat, statx), the age of
+ * an empty scope (fstatat) and the writers' listing of a directory (fdopendir) do not. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 
 #include "cgroup-layout.h"
 #include "error.h"
+#include "read-file.h"
 
 typedef struct CgfsOps {
         int (*openat)(int dirfd, const char *name, int flags, mode_t mode);
@@ -25,7 +27,8 @@ typedef struct CgfsOps {
         ssize_t (*read)(int fd, void *buf, size_t n);
         int (*fstatfs)(int fd, struct statfs *buf);
         int (*fchmod)(int fd, mode_t mode);
-        void *userdata; /* for test doubles */
+        ssize_t (*getdents)(int fd, void *buf, size_t n); /* getdents64(2); NULL: the syscall */
+        void *userdata;                                   /* for test doubles */
 } CgfsOps;
 
 extern const CgfsOps cgfs_default_ops;
@@ -60,10 +63,31 @@ void cgfs_close(Cgfs *c);
 int cgfs_open_dir(Cgfs *c, int dirfd, const char *name, CsError *e);
 /* The same for looking only (slicectl's readers): a delegated cgroup may be read, never written. */
 int cgfs_open_dir_to_read(Cgfs *c, int dirfd, const char *name, CsError *e);
+/* What the readers keep of a directory they opened: its owner and its mount. */
+typedef struct CgfsDirStat {
+        uid_t uid;
+        uint64_t mnt_id; /* statx() STATX_MNT_ID; 0: the kernel did not say (before 5.8) */
+} CgfsDirStat;
+
+int cgfs_dir_stat(int fd, CgfsDirStat *ret);
+/* cgfs_open_dir_to_read() of a child of parent_fd (parent: its cgfs_dir_stat(), taken when it was
+ * opened and checked), for the readers' walks over thousands of slices; ret: the child's. A child
+ * on the same mount as its parent is on the same filesystem, so its cgroupfs check costs no
+ * fstatfs(); anything mounted over it (or an unknown mount) is checked as cgfs_open_dir_to_read()
+ * does. */
+int cgfs_open_child_to_read(Cgfs *c, int parent_fd, const CgfsDirStat *parent, const char *name, CgfsDirStat *ret,
+                            CsError *e);
 /* Opens the cgroup holding the user slices (h: the layout's cpu or acct hierarchy); -ENOENT if none. */
 int cgfs_open_user_slice_root(Cgfs *c, const CgroupHierarchy *h, CsError *e);
 /* Reads a whole control file (at most 4 MiB) below dirfd, NUL-terminated. */
 int cgfs_read_file(Cgfs *c, int dirfd, const char *name, char **ret, CsError *e);
+/* The same for a single-value control file (cpu.stat, cpu.max, ...: the kernel makes it whole for
+ * each read with room for it, so a short read is its end), into a buffer reused from one file to the
+ * next (b->buf: the text, until the next read). Not for cgroup.procs. */
+int cgfs_read_file_buf(Cgfs *c, int dirfd, const char *name, ReadBuf *b, CsError *e);
+/* The next directory entries of fd's directory, as getdents64(2) (through CgfsOps.getdents): > 0
+ * bytes of struct dirent64 records in buf, 0 at the end, -errno. */
+ssize_t cgfs_getdents(Cgfs *c, int fd, void *buf, size_t n);
 int cgfs_write_file(Cgfs *c, int dirfd, const char *name, const char *value, CsError *e);
 
 /* mkdir whose mode the umask does not decide (0755): 1 if made, 0 if it was there. */

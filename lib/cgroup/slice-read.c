@@ -13,59 +13,97 @@
 #include "slice-name.h"
 #include "slice-read.h"
 
-/* A control file the kernel may not offer here: absent (NULL) rather than an error. */
-static char *read_optional(Cgfs *c, int dirfd, const char *name) {
-        char *text = NULL;
+/* One pass's state: what to read, the accounting mirror's cgroup of the slices, and one buffer for
+ * every control file read (no allocation per file). */
+typedef struct Reader {
+        Cgfs *c;
+        SliceReadFlags flags; /* with the what-to-read bits made explicit */
+        int acct_root;        /* -EBADF: no accounting hierarchy (or not readable) */
+        CgfsDirStat acct_root_st;
+        ReadBuf buf;
+} Reader;
 
-        if (dirfd < 0 || cgfs_read_file(c, dirfd, name, &text, NULL) < 0)
-                return NULL;
-        return text;
+static SliceReadFlags flags_normalize(SliceReadFlags f) {
+        if (f & SLICE_READ_PROCS)
+                f |= SLICE_READ_SCOPES;
+        if (!(f & SLICE_READ_ALL) && !(f & (SLICE_READ_QUOTA | SLICE_READ_USAGE)))
+                f |= SLICE_READ_ALL;
+        if (f & SLICE_READ_SCOPES)
+                f |= SLICE_READ_SCOPE_COUNT;
+        if (f & SLICE_READ_SETTINGS)
+                f |= SLICE_READ_QUOTA;
+        if (f & SLICE_READ_STATS)
+                f |= SLICE_READ_USAGE;
+        return f;
 }
 
-static void read_u64(Cgfs *c, int dirfd, const char *name, uint64_t *ret) {
-        _cleanup_free_ char *text = read_optional(c, dirfd, name);
+static void reader_done(Reader *rd) {
+        read_buf_done(&rd->buf);
+}
+
+/* A control file the kernel may not offer here: absent (NULL) rather than an error. The text is
+ * rd's buffer: valid until the next read. */
+static const char *read_optional(Reader *rd, int dirfd, const char *name) {
+        if (dirfd < 0 || cgfs_read_file_buf(rd->c, dirfd, name, &rd->buf, NULL) < 0)
+                return NULL;
+        return rd->buf.buf;
+}
+
+static void read_u64(Reader *rd, int dirfd, const char *name, uint64_t *ret) {
+        const char *text = read_optional(rd, dirfd, name);
 
         if (!text || cgstat_parse_u64(text, ret) < 0)
                 *ret = CGSTAT_NONE;
 }
 
-static void read_cpu_settings(Cgfs *c, int fd, SliceInfo *s) {
-        _cleanup_free_ char *max = NULL, *quota = NULL;
-        uint64_t idle;
+static void read_quota(Reader *rd, int fd, SliceInfo *s) {
+        const char *text;
 
-        read_u64(c, fd, "cpu.idle", &idle);
-        s->idle = idle == 1;
-        if (c->layout.cpu.v2) {
-                read_u64(c, fd, "cpu.weight", &s->weight);
-                max = read_optional(c, fd, "cpu.max");
-                s->have_quota = max && cpu_max_parse(max, &s->quota_usec, &s->period_usec) >= 0;
+        if (rd->c->layout.cpu.v2) {
+                text = read_optional(rd, fd, "cpu.max");
+                s->have_quota = text && cpu_max_parse(text, &s->quota_usec, &s->period_usec) >= 0;
                 if (!s->have_quota)
                         s->quota_usec = s->period_usec = CGSTAT_NONE;
                 return;
         }
-        read_u64(c, fd, "cpu.shares", &s->shares);
-        read_u64(c, fd, "cpu.cfs_period_us", &s->period_usec);
-        quota = read_optional(c, fd, "cpu.cfs_quota_us");
-        s->have_quota = quota && cgstat_parse_cfs_quota(quota, &s->quota_usec) >= 0;
+        if (rd->flags & SLICE_READ_SETTINGS)
+                read_u64(rd, fd, "cpu.cfs_period_us", &s->period_usec);
+        else
+                s->period_usec = CGSTAT_NONE;
+        text = read_optional(rd, fd, "cpu.cfs_quota_us");
+        s->have_quota = text && cgstat_parse_cfs_quota(text, &s->quota_usec) >= 0;
+}
+
+static void read_cpu_settings(Reader *rd, int fd, SliceInfo *s) {
+        uint64_t idle;
+
+        if (rd->flags & SLICE_READ_SETTINGS) {
+                read_u64(rd, fd, "cpu.idle", &idle);
+                s->idle = idle == 1;
+                read_u64(rd, fd, rd->c->layout.cpu.v2 ? "cpu.weight" : "cpu.shares",
+                         rd->c->layout.cpu.v2 ? &s->weight : &s->shares);
+        }
+        if (rd->flags & SLICE_READ_QUOTA)
+                read_quota(rd, fd, s);
 }
 
 /* usage from a v2 cpu.stat or a v1 cpuacct.usage, whichever this hierarchy has */
-static uint64_t read_usage(Cgfs *c, int fd, bool v2) {
-        _cleanup_free_ char *text = NULL;
+static uint64_t read_usage(Reader *rd, int fd, bool v2) {
+        const char *text;
         uint64_t usec;
         CpuStat st;
 
         if (v2) {
-                text = read_optional(c, fd, "cpu.stat");
+                text = read_optional(rd, fd, "cpu.stat");
                 return text && cgstat_parse_cpu_stat(text, &st) >= 0 ? st.usage_usec : CGSTAT_NONE;
         }
-        text = read_optional(c, fd, "cpuacct.usage");
+        text = read_optional(rd, fd, "cpuacct.usage");
         return text && cgstat_parse_cpuacct_usage(text, &usec) >= 0 ? usec : CGSTAT_NONE;
 }
 
 /* cpu.pressure's "some" line: avg10 (< 0 without PSI) and total (CGSTAT_NONE without PSI) */
-static void read_pressure(Cgfs *c, int fd, SliceInfo *s) {
-        _cleanup_free_ char *text = read_optional(c, fd, "cpu.pressure");
+static void read_pressure(Reader *rd, int fd, SliceInfo *s) {
+        const char *text = read_optional(rd, fd, "cpu.pressure");
 
         if (!text || cgstat_parse_pressure(text, &s->pressure) < 0)
                 s->pressure = -1.0;
@@ -73,33 +111,45 @@ static void read_pressure(Cgfs *c, int fd, SliceInfo *s) {
                 s->pressure_total_usec = CGSTAT_NONE;
 }
 
-static void read_stats(Cgfs *c, int cpu_fd, int acct_fd, SliceInfo *s) {
-        _cleanup_free_ char *text = read_optional(c, cpu_fd, "cpu.stat");
-        const CgroupLayout *l = &c->layout;
+/* Usage from the accounting hierarchy when there is one, else from the cpu hierarchy's cpu.stat
+ * (v2) or cpuacct.usage (v1, co-mounted); throttling from the cpu hierarchy's cpu.stat. */
+static void read_stats(Reader *rd, int cpu_fd, int acct_fd, SliceInfo *s) {
+        const CgroupLayout *l = &rd->c->layout;
+        const char *text;
         CpuStat acct;
 
-        if (!text || cgstat_parse_cpu_stat(text, &s->stat) < 0)
-                s->stat = CPU_STAT_NONE;
+        s->stat = CPU_STAT_NONE;
+        if ((rd->flags & SLICE_READ_STATS) || (l->cpu.v2 && !l->acct.path)) {
+                text = read_optional(rd, cpu_fd, "cpu.stat");
+                if (!text || cgstat_parse_cpu_stat(text, &s->stat) < 0)
+                        s->stat = CPU_STAT_NONE;
+        }
         if (l->acct.path) {
-                _cleanup_free_ char *at = NULL;
-
                 s->stat.usage_usec = s->stat.user_usec = s->stat.system_usec = CGSTAT_NONE;
-                if (l->acct.v2 && (at = read_optional(c, acct_fd, "cpu.stat")) &&
-                    cgstat_parse_cpu_stat(at, &acct) >= 0) {
+                if (l->acct.v2 && (text = read_optional(rd, acct_fd, "cpu.stat")) &&
+                    cgstat_parse_cpu_stat(text, &acct) >= 0) {
                         s->stat.usage_usec = acct.usage_usec;
                         s->stat.user_usec = acct.user_usec;
                         s->stat.system_usec = acct.system_usec;
                 } else if (!l->acct.v2)
-                        s->stat.usage_usec = read_usage(c, acct_fd, false);
+                        s->stat.usage_usec = read_usage(rd, acct_fd, false);
         } else if (!l->cpu.v2)
-                s->stat.usage_usec = read_usage(c, cpu_fd, false); /* co-mounted cpu,cpuacct */
+                s->stat.usage_usec = read_usage(rd, cpu_fd, false); /* co-mounted cpu,cpuacct */
+}
 
+static void read_stats_and_pressure(Reader *rd, int cpu_fd, int acct_fd, SliceInfo *s) {
+        const CgroupLayout *l = &rd->c->layout;
+
+        if (rd->flags & SLICE_READ_USAGE)
+                read_stats(rd, cpu_fd, acct_fd, s);
+        if (!(rd->flags & SLICE_READ_PRESSURE))
+                return;
         if (l->cpu.v2)
-                read_pressure(c, cpu_fd, s);
+                read_pressure(rd, cpu_fd, s);
         else if (l->acct.path && l->acct.v2)
-                read_pressure(c, acct_fd, s);
+                read_pressure(rd, acct_fd, s);
         else
-                read_pressure(c, -EBADF, s);
+                read_pressure(rd, -EBADF, s);
 }
 
 static void read_comm(pid_t pid, char **ret) {
@@ -126,7 +176,8 @@ static int read_scope(Cgfs *c, int slice_fd, const char *name, SliceReadFlags fl
                 return -ENOMEM;
         if (flags & SLICE_READ_PROCS) {
                 fd = cgfs_open_dir_to_read(c, slice_fd, name, NULL);
-                procs = fd >= 0 ? read_optional(c, fd, "cgroup.procs") : NULL;
+                if (fd < 0 || cgfs_read_file(c, fd, "cgroup.procs", &procs, NULL) < 0)
+                        procs = NULL;
                 r = procs ? cgstat_parse_procs(procs, &sc.pids, &sc.n_pids) : 0;
                 if (r == -ENOMEM) {
                         free(sc.name);
@@ -151,86 +202,134 @@ static int cmp_scope(const void *a, const void *b) {
         return strverscmp(((const ScopeInfo *) a)->name, ((const ScopeInfo *) b)->name);
 }
 
-/* A directory stream over dirfd's directory, reopened (and checked to be cgroupfs) so readdir has
- * its own fd; only looked at, so a delegated directory is fine. */
-static int open_dir_stream(Cgfs *c, int dirfd, DIR **ret, CsError *e) {
-        int fd = cgfs_open_dir_to_read(c, dirfd, ".", e);
+/* Calls f for each entry of fd's directory, read on fd itself (no second open of it, nor check:
+ * it is the directory the caller opened and checked); f returns < 0 to stop. Moves fd's position. */
+typedef int (*DirVisitor)(const char *name, unsigned char type, void *userdata);
 
-        if (fd < 0)
-                return fd;
-        *ret = fdopendir(fd);
-        if (!*ret) {
-                close(fd);
-                return cs_error(e, -errno, "fdopendir: %m");
+static int for_each_entry(Cgfs *c, int fd, DirVisitor f, void *userdata) {
+        union {
+                struct dirent64 align;
+                char buf[8192];
+        } d;
+
+        for (;;) {
+                ssize_t k = cgfs_getdents(c, fd, d.buf, sizeof d.buf);
+
+                if (k <= 0)
+                        return (int) k;
+                for (ssize_t off = 0; off < k;) {
+                        const struct dirent64 *de = (const struct dirent64 *) (d.buf + off);
+                        int r;
+
+                        off += de->d_reclen;
+                        r = f(de->d_name, de->d_type, userdata);
+                        if (r < 0)
+                                return r;
+                }
         }
+}
+
+typedef struct ScopesState {
+        Cgfs *c;
+        int slice_fd;
+        SliceReadFlags flags;
+        SliceInfo *s;
+        size_t cap;
+} ScopesState;
+
+static int visit_scope(const char *name, unsigned char type, void *userdata) {
+        ScopesState *st = userdata;
+        SliceInfo *s = st->s;
+        int r;
+
+        if ((type != DT_DIR && type != DT_UNKNOWN) || !scope_name_valid(name))
+                return 0;
+        if (!(st->flags & SLICE_READ_SCOPES)) {
+                s->n_scopes++;
+                return 0;
+        }
+        if (!GREEDY_REALLOC(s->scopes, st->cap, s->n_scopes + 1))
+                return -ENOMEM;
+        r = read_scope(st->c, st->slice_fd, name, st->flags, &s->scopes[s->n_scopes]);
+        if (r < 0)
+                return r;
+        s->n_scopes++;
         return 0;
 }
 
-static int read_scopes(Cgfs *c, int slice_fd, SliceReadFlags flags, SliceInfo *s, CsError *e) {
-        _cleanup_closedir_ DIR *d = NULL;
-        struct dirent *de;
-        size_t cap = 0;
+static int read_scopes(Cgfs *c, int slice_fd, SliceReadFlags flags, SliceInfo *s) {
+        ScopesState st = { .c = c, .slice_fd = slice_fd, .flags = flags, .s = s };
         int r;
 
-        r = open_dir_stream(c, slice_fd, &d, e);
+        r = for_each_entry(c, slice_fd, visit_scope, &st);
         if (r < 0)
                 return r;
-        while ((de = readdir(d))) {
-                if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) || !scope_name_valid(de->d_name))
-                        continue;
-                if (!(flags & SLICE_READ_SCOPES)) {
-                        s->n_scopes++;
-                        continue;
-                }
-                if (!GREEDY_REALLOC(s->scopes, cap, s->n_scopes + 1))
-                        return -ENOMEM;
-                r = read_scope(c, slice_fd, de->d_name, flags, &s->scopes[s->n_scopes]);
-                if (r < 0)
-                        return r;
-                s->n_scopes++;
-        }
         if (s->n_scopes > 1 && s->scopes)
                 qsort(s->scopes, s->n_scopes, sizeof *s->scopes, cmp_scope);
         return 0;
 }
 
-/* One slice: cpu_fd is its directory in the cpu hierarchy, acct_root the cgroup of the slices in the
- * accounting hierarchy. */
-static int read_slice(Cgfs *c, int cpu_fd, int acct_root, uid_t uid, SliceReadFlags flags, SliceInfo *ret,
-                      CsError *e) {
+/* Whether the accounting mirror is needed for what rd reads. */
+static bool need_acct(const Reader *rd) {
+        const CgroupLayout *l = &rd->c->layout;
+
+        return rd->acct_root >= 0 &&
+               ((rd->flags & SLICE_READ_USAGE) || ((rd->flags & SLICE_READ_PRESSURE) && !l->cpu.v2 && l->acct.v2));
+}
+
+/* One slice: cpu_fd is its directory in the cpu hierarchy (st its cgfs_dir_stat()). */
+static int read_slice(Reader *rd, int cpu_fd, const CgfsDirStat *st, uid_t uid, SliceInfo *ret) {
         _cleanup_close_ int acct_fd = -EBADF;
         char name[SLICE_NAME_MAX];
-        SliceInfo s = { .uid = uid, .weight = CGSTAT_NONE, .shares = CGSTAT_NONE };
-        struct stat st;
+        SliceInfo s = { .uid = uid, .owner = st->uid, .weight = CGSTAT_NONE, .shares = CGSTAT_NONE };
+        CgfsDirStat ast;
         int r;
 
-        if (flags & SLICE_READ_PROCS)
-                flags |= SLICE_READ_SCOPES;
-        if (fstat(cpu_fd, &st) < 0)
-                return cs_error(e, -errno, "fstat: %m");
-        s.owner = st.st_uid;
-        slice_name(uid, name);
-        if (acct_root >= 0)
-                acct_fd = cgfs_open_dir_to_read(c, acct_root, name, NULL);
-        read_cpu_settings(c, cpu_fd, &s);
-        read_stats(c, cpu_fd, acct_fd, &s);
-        r = read_scopes(c, cpu_fd, flags, &s, e);
-        if (r < 0) {
-                slice_info_done(&s);
-                return r;
+        if (!(rd->flags & SLICE_READ_QUOTA))
+                s.quota_usec = s.period_usec = CGSTAT_NONE;
+        if (!(rd->flags & SLICE_READ_USAGE))
+                s.stat = CPU_STAT_NONE;
+        if (!(rd->flags & SLICE_READ_PRESSURE)) {
+                s.pressure = -1.0;
+                s.pressure_total_usec = CGSTAT_NONE;
+        }
+        if (need_acct(rd)) {
+                slice_name(uid, name);
+                acct_fd = cgfs_open_child_to_read(rd->c, rd->acct_root, &rd->acct_root_st, name, &ast, NULL);
+        }
+        read_cpu_settings(rd, cpu_fd, &s);
+        read_stats_and_pressure(rd, cpu_fd, acct_fd, &s);
+        if (rd->flags & SLICE_READ_SCOPE_COUNT) {
+                r = read_scopes(rd->c, cpu_fd, rd->flags, &s);
+                if (r < 0) {
+                        slice_info_done(&s);
+                        return r;
+                }
         }
         *ret = s;
         return 0;
 }
 
-static int open_roots(Cgfs *c, int *ret_cpu, int *ret_acct, CsError *e) {
-        int fd;
+/* The cpu hierarchy's cgroup of the slices (and its cgfs_dir_stat()), and in rd the accounting
+ * mirror's when the layout has one. */
+static int open_roots(Reader *rd, int *ret_cpu, CgfsDirStat *ret_cpu_st, CsError *e) {
+        _cleanup_close_ int fd = -EBADF;
+        Cgfs *c = rd->c;
+        int r;
 
         fd = cgfs_open_user_slice_root(c, &c->layout.cpu, e);
         if (fd < 0)
                 return fd;
-        *ret_cpu = fd;
-        *ret_acct = c->layout.acct.path ? cgfs_open_user_slice_root(c, &c->layout.acct, NULL) : -EBADF;
+        r = cgfs_dir_stat(fd, ret_cpu_st);
+        if (r < 0)
+                return cs_error(e, r, "statx: %m");
+        rd->acct_root = -EBADF;
+        if (c->layout.acct.path) {
+                rd->acct_root = cgfs_open_user_slice_root(c, &c->layout.acct, NULL);
+                if (rd->acct_root >= 0 && cgfs_dir_stat(rd->acct_root, &rd->acct_root_st) < 0)
+                        closep(&rd->acct_root), rd->acct_root = -EBADF;
+        }
+        *ret_cpu = TAKE_FD(fd);
         return 0;
 }
 
@@ -276,58 +375,72 @@ static bool slice_vanished(int r) {
         return r == -ENOENT || r == -ENODEV;
 }
 
-/* Calls f for each user-UID.slice directory below root. An entry with a slice's name that cannot
- * be opened or read goes to skipped (when given) and the walk goes on; only running out of memory
- * or failing to read root itself ends it. */
-typedef int (*SliceVisitor)(Cgfs *c, int slice_fd, uid_t uid, void *userdata, CsError *e);
+/* Calls f for each user-UID.slice directory below root (root_st: its cgfs_dir_stat()). An entry with a
+ * slice's name that cannot be opened or read goes to skipped (when given) and the walk goes on;
+ * only running out of memory or failing to read root itself ends it. */
+typedef int (*SliceVisitor)(Reader *rd, int slice_fd, const CgfsDirStat *st, uid_t uid, void *userdata);
 
-static int for_each_slice(Cgfs *c, int root, SliceVisitor f, void *userdata, SliceList *skipped, CsError *e) {
-        _cleanup_closedir_ DIR *d = NULL;
-        struct dirent *de;
-        size_t cap = 0;
+typedef struct WalkState {
+        Reader *rd;
+        int root;
+        const CgfsDirStat *root_st;
+        SliceVisitor f;
+        void *userdata;
+        SliceList *skipped;
+        size_t cap;
+} WalkState;
+
+static int visit_entry(const char *name, unsigned char type, void *userdata) {
+        WalkState *w = userdata;
+        _cleanup_close_ int sfd = -EBADF;
+        CgfsDirStat st;
+        uid_t uid;
         int r;
 
-        r = open_dir_stream(c, root, &d, e);
-        if (r < 0)
-                return r;
-        while ((de = readdir(d))) {
-                _cleanup_close_ int sfd = -EBADF;
-                uid_t uid;
-
-                if (slice_name_to_uid(de->d_name, &uid) < 0)
-                        continue;
-                if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
-                        r = -ENOTDIR;
-                else {
-                        r = sfd = cgfs_open_dir_to_read(c, root, de->d_name, NULL);
-                        if (sfd >= 0)
-                                r = f(c, sfd, uid, userdata, NULL);
-                }
-                if (r == -ENOMEM)
-                        return cs_error(e, r, "out of memory");
-                if (r >= 0 || slice_vanished(r))
-                        continue;
-                r = skip_add(skipped, &cap, de->d_name, r);
-                if (r < 0)
-                        return r;
+        if (slice_name_to_uid(name, &uid) < 0)
+                return 0;
+        if (type != DT_DIR && type != DT_UNKNOWN)
+                r = -ENOTDIR;
+        else {
+                r = sfd = cgfs_open_child_to_read(w->rd->c, w->root, w->root_st, name, &st, NULL);
+                if (sfd >= 0)
+                        r = w->f(w->rd, sfd, &st, uid, w->userdata);
         }
+        if (r == -ENOMEM)
+                return r;
+        if (r >= 0 || slice_vanished(r))
+                return 0;
+        return skip_add(w->skipped, &w->cap, name, r);
+}
+
+static int for_each_slice(Reader *rd, int root, const CgfsDirStat *root_st, SliceVisitor f, void *userdata,
+                          SliceList *skipped, CsError *e) {
+        WalkState w = { rd, root, root_st, f, userdata, skipped, 0 };
+        int r;
+
+        r = for_each_entry(rd->c, root, visit_entry, &w);
+        if (r == -ENOMEM)
+                return cs_error(e, r, "out of memory");
+        if (slice_vanished(r))
+                return 0; /* the slices' cgroup went away: what was read is all there is */
+        if (r < 0)
+                return cs_error(e, r, "reading the directory of the user slices: %m");
         return 0;
 }
 
 typedef struct AllState {
         SliceList *list;
         size_t cap;
-        int acct_root;
-        SliceReadFlags flags;
 } AllState;
 
-static int visit_all(Cgfs *c, int slice_fd, uid_t uid, void *userdata, CsError *e) {
-        AllState *st = userdata;
-        SliceList *l = st->list;
+static int visit_all(Reader *rd, int slice_fd, const CgfsDirStat *st, uid_t uid, void *userdata) {
+        AllState *a = userdata;
+        SliceList *l = a->list;
+        int r;
 
-        if (!GREEDY_REALLOC(l->slices, st->cap, l->n + 1))
+        if (!GREEDY_REALLOC(l->slices, a->cap, l->n + 1))
                 return -ENOMEM;
-        int r = read_slice(c, slice_fd, st->acct_root, uid, st->flags, &l->slices[l->n], e);
+        r = read_slice(rd, slice_fd, st, uid, &l->slices[l->n]);
         if (r < 0)
                 return r;
         l->n++;
@@ -335,20 +448,22 @@ static int visit_all(Cgfs *c, int slice_fd, uid_t uid, void *userdata, CsError *
 }
 
 int slice_read_all(Cgfs *c, SliceReadFlags flags, SliceList *ret, CsError *e) {
-        _cleanup_close_ int cpu_root = -EBADF, acct_root = -EBADF;
+        _cleanup_(reader_done) Reader rd = { .c = c, .flags = flags_normalize(flags), .acct_root = -EBADF };
+        _cleanup_close_ int cpu_root = -EBADF;
+        CgfsDirStat root_st;
         SliceList l = {};
-        AllState st = { .list = &l, .flags = flags };
+        AllState a = { .list = &l };
         int r;
 
-        r = open_roots(c, &cpu_root, &acct_root, e);
+        r = open_roots(&rd, &cpu_root, &root_st, e);
         if (r == -ENOENT) {
                 *ret = l;
                 return 0;
         }
         if (r < 0)
                 return r;
-        st.acct_root = acct_root;
-        r = for_each_slice(c, cpu_root, visit_all, &st, &l, e);
+        r = for_each_slice(&rd, cpu_root, &root_st, visit_all, &a, &l, e);
+        closep(&rd.acct_root);
         if (r < 0) {
                 slice_list_done(&l);
                 return r;
@@ -360,19 +475,22 @@ int slice_read_all(Cgfs *c, SliceReadFlags flags, SliceList *ret, CsError *e) {
 }
 
 int slice_read_one(Cgfs *c, uid_t uid, SliceReadFlags flags, SliceInfo *ret, CsError *e) {
-        _cleanup_close_ int cpu_root = -EBADF, acct_root = -EBADF, fd = -EBADF;
+        _cleanup_(reader_done) Reader rd = { .c = c, .flags = flags_normalize(flags), .acct_root = -EBADF };
+        _cleanup_close_ int cpu_root = -EBADF, fd = -EBADF;
         char name[SLICE_NAME_MAX];
+        CgfsDirStat root_st, st;
         int r;
 
-        r = open_roots(c, &cpu_root, &acct_root, e);
+        r = open_roots(&rd, &cpu_root, &root_st, e);
         if (r < 0)
                 return r;
         slice_name(uid, name);
-        fd = cgfs_open_dir_to_read(c, cpu_root, name, NULL);
+        fd = cgfs_open_child_to_read(c, cpu_root, &root_st, name, &st, NULL);
         if (fd >= 0)
-                r = read_slice(c, fd, acct_root, uid, flags, ret, NULL);
+                r = read_slice(&rd, fd, &st, uid, ret);
         else
                 r = fd;
+        closep(&rd.acct_root);
         if (slice_vanished(r))
                 return -ENOENT;
         if (r < 0)
@@ -386,19 +504,21 @@ typedef struct UsageState {
         bool v2;
 } UsageState;
 
-static int visit_usage(Cgfs *c, int slice_fd, uid_t uid, void *userdata, CsError *e) {
-        UsageState *st = userdata;
+static int visit_usage(Reader *rd, int slice_fd, const CgfsDirStat *st, uid_t uid, void *userdata) {
+        UsageState *u = userdata;
 
-        if (!GREEDY_REALLOC(st->samples, st->cap, st->n + 1))
+        if (!GREEDY_REALLOC(u->samples, u->cap, u->n + 1))
                 return -ENOMEM;
-        st->samples[st->n++] = (UsageSample) { uid, read_usage(c, slice_fd, st->v2) };
+        u->samples[u->n++] = (UsageSample) { uid, read_usage(rd, slice_fd, u->v2) };
         return 0;
 }
 
 int slice_read_usage(Cgfs *c, UsageSample **ret, size_t *ret_n, CsError *e) {
         const CgroupHierarchy *h = c->layout.acct.path ? &c->layout.acct : &c->layout.cpu;
+        _cleanup_(reader_done) Reader rd = { .c = c, .acct_root = -EBADF };
         _cleanup_close_ int root = -EBADF;
-        UsageState st = { .v2 = h->v2 };
+        UsageState u = { .v2 = h->v2 };
+        CgfsDirStat root_st;
         int r;
 
         *ret = NULL;
@@ -408,13 +528,16 @@ int slice_read_usage(Cgfs *c, UsageSample **ret, size_t *ret_n, CsError *e) {
                 return 0;
         if (root < 0)
                 return root;
-        r = for_each_slice(c, root, visit_usage, &st, NULL, e);
+        r = cgfs_dir_stat(root, &root_st);
+        if (r < 0)
+                return cs_error(e, r, "statx: %m");
+        r = for_each_slice(&rd, root, &root_st, visit_usage, &u, NULL, e);
         if (r < 0) {
-                free(st.samples);
+                free(u.samples);
                 return r;
         }
-        *ret = st.samples;
-        *ret_n = st.n;
+        *ret = u.samples;
+        *ret_n = u.n;
         return 0;
 }
 

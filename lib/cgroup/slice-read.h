@@ -14,8 +14,12 @@
  * pressure from cpu.pressure in whichever of the two is cgroup2. A file the kernel does not
  * offer (or does not let us read) leaves its figure absent rather than failing the read.
  *
+ * Each slice directory is opened once per hierarchy (cgfs_open_child_to_read(): its scopes are
+ * listed on the same fd), each file read into one buffer of the pass, and only the files the
+ * caller's SliceReadFlags need are read.
+ *
  * These are readers: a slice that is not root's (delegated, or made by a container runtime) is
- * read with cgfs_open_dir_to_read() and shown, with its owner, for the writers to leave alone. An
+ * read with cgfs_open_child_to_read() and shown, with its owner, for the writers to leave alone. An
  * entry with a slice's name that cannot be read at all (not a directory, not on cgroupfs, no
  * permission) is skipped and named in SliceList.skipped, and the others are read on; one that
  * disappears while it is read (its last session closed) is simply not there. */
@@ -49,8 +53,8 @@ typedef struct SliceInfo {
         CpuStat stat;                 /* throttling from the cpu hierarchy, usage from the accounting one */
         double pressure;              /* cpu.pressure some avg10; < 0: no PSI */
         uint64_t pressure_total_usec; /* cpu.pressure some total; CGSTAT_NONE: no PSI */
-        size_t n_scopes;
-        ScopeInfo *scopes; /* with SLICE_READ_SCOPES */
+        size_t n_scopes;              /* with SLICE_READ_SCOPE_COUNT */
+        ScopeInfo *scopes;            /* with SLICE_READ_SCOPES */
 } SliceInfo;
 
 typedef struct SkippedSlice {
@@ -67,9 +71,21 @@ typedef struct SliceList {
 } SliceList;
 
 typedef enum SliceReadFlags {
-        SLICE_READ_SCOPES = 1 << 0, /* scope names (the count is always there) */
+        SLICE_READ_SCOPES = 1 << 0, /* scope names (implies SLICE_READ_SCOPE_COUNT) */
         SLICE_READ_PROCS = 1 << 1,  /* and their processes; implies SLICE_READ_SCOPES */
+        /* What of each slice to read: a caller that needs little says so and reads fewer files.
+         * None of these: all of them (what list shows). A figure not asked for is absent
+         * (CGSTAT_NONE, have_quota false, pressure < 0, n_scopes 0); one that comes in the same
+         * file as a figure asked for may be there. */
+        SLICE_READ_SETTINGS = 1 << 2,    /* idle, weight or shares, quota and period */
+        SLICE_READ_QUOTA = 1 << 3,       /* have_quota and quota_usec alone (period_usec: v2) */
+        SLICE_READ_USAGE = 1 << 4,       /* stat.usage_usec (user_usec, system_usec where they come with it) */
+        SLICE_READ_STATS = 1 << 5,       /* all of stat: usage and throttling */
+        SLICE_READ_PRESSURE = 1 << 6,    /* pressure, pressure_total_usec */
+        SLICE_READ_SCOPE_COUNT = 1 << 7, /* n_scopes */
 } SliceReadFlags;
+
+#define SLICE_READ_ALL (SLICE_READ_SETTINGS | SLICE_READ_STATS | SLICE_READ_PRESSURE | SLICE_READ_SCOPE_COUNT)
 
 typedef struct UsageSample {
         uid_t uid;

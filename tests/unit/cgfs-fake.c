@@ -301,6 +301,17 @@ static int fake_fchmod(int fd, mode_t mode) {
         return fchmod(fd, mode);
 }
 
+static ssize_t fake_getdents(int fd, void *buf, size_t n) {
+        int err = fault_check(OP_GETDENTS, fd_name(fd), fd);
+
+        record(OP_GETDENTS, fd_name(fd), -err);
+        if (err) {
+                errno = err;
+                return -1;
+        }
+        return getdents64(fd, buf, n);
+}
+
 const CgfsOps fake_ops = {
         .openat = fake_openat,
         .mkdirat = fake_mkdirat,
@@ -309,4 +320,5 @@ const CgfsOps fake_ops = {
         .read = fake_read,
         .fstatfs = fake_fstatfs,
         .fchmod = fake_fchmod,
+        .getdents = fake_getdents,
 };

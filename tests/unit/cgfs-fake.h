@@ -13,16 +13,26 @@
 
 #include "cgfs.h"
 
-typedef enum Op { OP_OPENAT, OP_MKDIRAT, OP_UNLINKAT, OP_WRITE, OP_READ, OP_FSTATFS, OP_FCHMOD, _OP_MAX } Op;
+typedef enum Op {
+        OP_OPENAT,
+        OP_MKDIRAT,
+        OP_UNLINKAT,
+        OP_WRITE,
+        OP_READ,
+        OP_FSTATFS,
+        OP_FCHMOD,
+        OP_GETDENTS,
+        _OP_MAX
+} Op;
 
 #define SHORT_WRITE (-1) /* Fault.err: write one byte less than asked */
 
 typedef struct Fault {
         Op op;
-        const char *name;  /* what the call is about (write/read/fstatfs: the fd's name at open); NULL: any */
-        int err;           /* errno to fail with */
-        unsigned skip;     /* matching calls let through first */
-        unsigned count;    /* matching calls failed after that; 0: all */
+        const char *name; /* what the call is about (write/read/fstatfs/getdents: the fd's name at open); NULL: any */
+        int err;          /* errno to fail with */
+        unsigned skip;    /* matching calls let through first */
+        unsigned count;   /* matching calls failed after that; 0: all */
         const char *under; /* only in a directory whose real path contains this ("/unified/"); NULL: any */
 } Fault;
 

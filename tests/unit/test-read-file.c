@@ -79,10 +79,69 @@ static void test_read_function(void **state) {
         close(fd);
 }
 
+/* one buffer for many files: grown to the largest, each text whole and NUL-terminated */
+static void test_reused_buffer(void **state) {
+        static const size_t sizes[] = { 10, 20000, 3, 0, 9000 };
+        ReadBuf b = {};
+
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+                char *text = malloc(sizes[i] + 1);
+                size_t len = 99;
+                int fd;
+
+                assert_non_null(text);
+                memset(text, 'a' + (int) i, sizes[i]);
+                fd = pipe_with(text, sizes[i]);
+                assert_int_equal(read_full_fd_buf(fd, 100000, NULL, false, &b, &len), 0);
+                close(fd);
+                assert_int_equal(len, sizes[i]);
+                assert_int_equal(strlen(b.buf), sizes[i]);
+                assert_true(sizes[i] == 0 || b.buf[sizes[i] - 1] == 'a' + (int) i);
+                free(text);
+        }
+        assert_true(b.cap >= 20001);
+        /* a smaller limit than the buffer already holds is still a limit */
+        {
+                int fd = pipe_with("0123456789", 10);
+                assert_int_equal(read_full_fd_buf(fd, 9, NULL, false, &b, NULL), -EFBIG);
+                close(fd);
+        }
+        read_buf_done(&b);
+        assert_null(b.buf);
+}
+
+static ssize_t three_at_a_time(int fd, void *buf, size_t n) {
+        return read(fd, buf, n < 3 ? n : 3);
+}
+
+/* short_read_ends: a read that leaves room is the end (a file made whole by each read) */
+static void test_short_read_ends(void **state) {
+        ReadBuf b = {};
+        size_t len;
+        int fd;
+
+        fd = pipe_with("0123456789", 10);
+        assert_int_equal(read_full_fd_buf(fd, 100, NULL, true, &b, &len), 0);
+        close(fd);
+        assert_string_equal(b.buf, "0123456789");
+        /* what it costs with a file that is not so: a read function that stops short */
+        fd = pipe_with("0123456789", 10);
+        assert_int_equal(read_full_fd_buf(fd, 100, three_at_a_time, true, &b, &len), 0);
+        close(fd);
+        assert_string_equal(b.buf, "012");
+        fd = pipe_with("0123456789", 10);
+        assert_int_equal(read_full_fd_buf(fd, 100, three_at_a_time, false, &b, &len), 0);
+        close(fd);
+        assert_string_equal(b.buf, "0123456789");
+        read_buf_done(&b);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_sizes),
                 cmocka_unit_test(test_read_function),
+                cmocka_unit_test(test_reused_buffer),
+                cmocka_unit_test(test_short_read_ends),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

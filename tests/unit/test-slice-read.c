@@ -209,6 +209,47 @@ static void test_hybrid(void **state) {
         assert_int_equal(l.slices[0].pressure_total_usec, 4242); /* from the cgroup2 mirror */
         slice_list_done(&l);
         cgfs_close(&c);
+
+        /* what a penalty pass needs, and only the files it needs: no settings, throttling,
+         * pressure or scopes; each directory opened once */
+        fake_reset();
+        c = open_tree_ops(root, CGROUP_LAYOUT_HYBRID, NULL, &fake_ops);
+        assert_int_equal(slice_read_all(&c, SLICE_READ_USAGE | SLICE_READ_QUOTA, &l, &e), 0);
+        assert_int_equal(l.n, 1);
+        assert_int_equal(l.slices[0].stat.usage_usec, 999);
+        assert_true(l.slices[0].have_quota);
+        assert_int_equal(l.slices[0].quota_usec, 50000);
+        assert_true(l.slices[0].period_usec == CGSTAT_NONE); /* v1: a file of its own, not asked for */
+        assert_true(l.slices[0].shares == CGSTAT_NONE);
+        assert_true(l.slices[0].stat.nr_periods == CGSTAT_NONE);
+        assert_true(l.slices[0].pressure < 0);
+        assert_true(l.slices[0].pressure_total_usec == CGSTAT_NONE);
+        assert_int_equal(l.slices[0].n_scopes, 0);
+        slice_list_done(&l);
+        assert_int_equal(count_calls(OP_OPENAT, "cpu.stat", false), 1); /* the mirror's */
+        assert_int_equal(count_calls(OP_OPENAT, "cpu.shares", false), 0);
+        assert_int_equal(count_calls(OP_OPENAT, "cpu.idle", false), 0);
+        assert_int_equal(count_calls(OP_OPENAT, "cpu.cfs_period_us", false), 0);
+        assert_int_equal(count_calls(OP_OPENAT, "cpu.pressure", false), 0);
+        assert_int_equal(count_calls(OP_OPENAT, "user-1001.slice", false), 2); /* cpu and mirror */
+        assert_int_equal(count_calls(OP_GETDENTS, "user-1001.slice", false), 0);
+        /* the full read lists the scopes on the slice's own fd: no second open of it */
+        fake_reset();
+        assert_int_equal(slice_read_all(&c, 0, &l, &e), 0);
+        assert_int_equal(l.slices[0].pressure_total_usec, 4242);
+        slice_list_done(&l);
+        assert_int_equal(count_calls(OP_OPENAT, ".", false), 0);
+        assert_int_equal(count_calls(OP_OPENAT, "user-1001.slice", false), 2);
+        assert_true(count_calls(OP_GETDENTS, "user-1001.slice", false) >= 1);
+        /* usage alone: no settings file read */
+        fake_reset();
+        assert_int_equal(slice_read_all(&c, SLICE_READ_USAGE, &l, &e), 0);
+        assert_int_equal(l.slices[0].stat.usage_usec, 999);
+        assert_false(l.slices[0].have_quota);
+        assert_true(l.slices[0].quota_usec == CGSTAT_NONE && l.slices[0].period_usec == CGSTAT_NONE);
+        slice_list_done(&l);
+        assert_int_equal(count_calls(OP_OPENAT, "cpu.cfs_quota_us", false), 0);
+        cgfs_close(&c);
 }
 
 static void test_no_user_slice(void **state) {
@@ -335,8 +376,8 @@ static void test_unreadable_cpu_stat(void **state) {
 static void test_vanishes_mid_read(void **state) {
         static const Fault faults[] = {
                 /* listing its scopes finds the directory gone, or ENODEV */
-                { OP_OPENAT, ".", ENOENT, .under = "/user-1002.slice/" },
-                { OP_OPENAT, ".", ENODEV, .under = "/user-1002.slice/" },
+                { OP_GETDENTS, "user-1002.slice", ENOENT },
+                { OP_GETDENTS, "user-1002.slice", ENODEV },
         };
         Cgfs c = two_slices(*state);
         SliceList l = {};
@@ -348,9 +389,17 @@ static void test_vanishes_mid_read(void **state) {
                 assert_int_equal(l.slices[0].uid, 1001);
                 slice_list_done(&l);
         }
+        /* one that cannot be listed for another reason is skipped, with it */
+        fake_reset();
+        fake_add((Fault) { OP_GETDENTS, "user-1002.slice", EIO });
+        assert_int_equal(slice_read_all(&c, 0, &l, &e), 0);
+        assert_int_equal(l.n, 1);
+        assert_int_equal(l.n_skipped, 1);
+        assert_int_equal(l.skipped[0].error, -EIO);
+        slice_list_done(&l);
         /* and for one slice it is no running slice */
         fake_reset();
-        fake_add((Fault) { OP_OPENAT, ".", ENOENT, .under = "/user-1002.slice/" });
+        fake_add((Fault) { OP_GETDENTS, "user-1002.slice", ENOENT });
         SliceInfo one;
         assert_int_equal(slice_read_one(&c, 1002, SLICE_READ_SCOPES, &one, &e), -ENOENT);
         cgfs_close(&c);

@@ -24,6 +24,27 @@ vm_build_suite() {
         [ "$b" = "$(host_suite)" ] || echo "$b"
 }
 
+# vm_debs SUITE BASE [NEWER...]: prints the directory of the .debs SUITE's guests install: BASE, or
+# BASE-B for another build suite B (vm_build_suite). Builds them there first (tools/package, its
+# output to DIR.log) when a libpam-cpuslice or slicectl .deb is missing or one of NEWER (files or
+# source dirs) is newer than the libpam-cpuslice one; returns 1 with the log's tail on stderr when
+# that fails. The one choice of tests/vm/vm-test.sh, tools/vm/all-suites and bench/run.
+vm_debs() {
+        local dir=$2 b args=() newest
+        b=$(vm_build_suite "$1")
+        [ -n "$b" ] && dir=$dir-$b args=(--suite "$b")
+        shift 2
+        newest=$(ls -t "$dir"/libpam-cpuslice_*.deb 2> /dev/null | head -n1)
+        if [ -z "$newest" ] || ! ls "$dir"/slicectl_*.deb > /dev/null 2>&1 ||
+           { [ $# -gt 0 ] && [ -n "$(find "$@" -newer "$newest" -print -quit)" ]; }; then
+                echo "building the packages into $dir (tools/package ${args[*]})" >&2
+                mkdir -p "$dir"
+                DEB_BUILD_OPTIONS=nocheck "$(dirname "${BASH_SOURCE[0]}")/../package" "${args[@]}" "$dir" > "$dir.log" 2>&1 ||
+                        { tail -n 30 "$dir.log" >&2; echo "tools/package ${args[*]} failed (log: $dir.log)" >&2; return 1; }
+        fi
+        echo "$dir"
+}
+
 # vm_env_missing SUITE ENV: prints why ENV (systemd-v2|systemd-v1|nosd-v2|nosd-v1, pkg- or not)
 # cannot exist on SUITE and returns 0; returns 1 (prints nothing) when it can.
 vm_env_missing() {

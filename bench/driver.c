@@ -2,8 +2,6 @@
 /* driver MODE ARGS: the timed parts of bench/run and bench/guest-fresh.sh (bench/README.md):
  *
  *   loop CONFDIR SERVICE USER N               N × pam_start … pam_end: "OPENCLOSE_NS CYCLE_NS" each
- *   hold CONFDIR SERVICE PREFIX N             N children hold a session each (PREFIX000…): "ready N",
- *                                             then close them all at EOF on stdin
  *   floor-loop CPU_PARENT ACCT|- N            a v1 session's syscalls, N times, the directories opened
  *                                             once: "TOTAL MKDIR WRITE MOVEIN MOVEBACK RMDIR" ns each
  *   conf-scale CONF USER REPS                 conf_load + user_lookup + rules_resolve REPS times:
@@ -428,64 +426,6 @@ static int run_loop(char **argv) {
         return 0;
 }
 
-static int hold_one(char **argv, const char *user, int ready_fd, int release_fd) {
-        pam_handle_t *h = NULL;
-        char c;
-        int r = pam_start_confdir(argv[1], user, &conv, argv[0], &h);
-
-        if (r == PAM_SUCCESS)
-                r = pam_open_session(h, 0);
-        if (r != PAM_SUCCESS) {
-                fprintf(stderr, "driver hold: %s: %s\n", user, pam_strerror(h, r));
-                return 1;
-        }
-        if (write(ready_fd, "r", 1) != 1)
-                return 1;
-        close(ready_fd);
-        while (read(release_fd, &c, 1) < 0 && errno == EINTR)
-                ;
-        r = pam_close_session(h, 0);
-        pam_end(h, r);
-        return r == PAM_SUCCESS ? 0 : 1;
-}
-
-static int run_hold(char **argv) {
-        int ready[2], release[2], failed = 0, status;
-        long got = 0, n = atol(argv[3]);
-        char c, line[16], user[256];
-
-        if (pipe(ready) < 0 || pipe(release) < 0)
-                return 1;
-        for (long i = 0; i < n; i++) {
-                pid_t pid = fork();
-
-                if (pid < 0)
-                        return 1;
-                if (pid == 0) {
-                        close(ready[0]);
-                        close(release[1]);
-                        snprintf(user, sizeof user, "%s%03ld", argv[2], i);
-                        _exit(hold_one(argv, user, ready[1], release[0]));
-                }
-        }
-        close(ready[1]);
-        close(release[0]);
-        for (ssize_t k; got < n && ((k = read(ready[0], &c, 1)) > 0 || (k < 0 && errno == EINTR));)
-                got += k > 0;
-        printf("ready %ld\n", got);
-        fflush(stdout);
-        if (!fgets(line, sizeof line, stdin))
-                line[0] = '\0';
-        close(release[1]); /* every child's read returns 0: it closes and exits */
-        for (pid_t p; (p = wait(&status)) >= 0 || errno == EINTR;)
-                failed += p >= 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0);
-        if (got < n || failed) {
-                fprintf(stderr, "driver hold: %ld of %ld opened, %d failed\n", got, n, failed);
-                return 1;
-        }
-        return 0;
-}
-
 static int cmp_u64(const void *a, const void *b) {
         uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
 
@@ -539,16 +479,9 @@ int main(int argc, char **argv) {
                 int argc;
                 int (*run)(char **argv);
         } modes[] = {
-                { "loop", 6, run_loop },
-                { "hold", 6, run_hold },
-                { "floor-loop", 5, run_floor_loop },
-                { "conf-scale", 5, run_conf_scale },
-                { "pam", 6, run_pam },
-                { "floor", 5, run_floor },
-                { "phases", 7, run_phases },
-                { "floor2", 4, run_floor2 },
-                { "split", 7, run_split },
-                { "setprops", 8, run_setprops },
+                { "loop", 6, run_loop },     { "floor-loop", 5, run_floor_loop }, { "conf-scale", 5, run_conf_scale },
+                { "pam", 6, run_pam },       { "floor", 5, run_floor },           { "phases", 7, run_phases },
+                { "floor2", 4, run_floor2 }, { "split", 7, run_split },           { "setprops", 8, run_setprops },
         };
 
         for (size_t i = 0; argc > 1 && i < sizeof modes / sizeof modes[0]; i++)

@@ -13,6 +13,8 @@
  *                                             SetUnitProperties (libsystemd dlopen()ed in the timed part)
  *   split CONFDIR FIRST SECOND USER HOLD_MS   two PAM handles in one process, each timed
  *   phases MODULE CONF USER PARENT HOLD_MS    pam_cpuslice's steps through its library, each timed
+ *   probe WARM_S DUR_S OUT                    interactive's wake-up probe, after cyclictest's non-RT
+ *                                             mode: one lateness per line (µs, one decimal) to OUT
  *
  * The fresh-login modes (pam … phases) print one line of "name=µs" fields; the caller spaces them
  * seconds apart so that each meets the kernel cold. Service files are CONFDIR's
@@ -25,6 +27,7 @@
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -473,6 +476,39 @@ static int run_conf_scale(char **argv) {
         return 0;
 }
 
+/* SCHED_OTHER, timer slack 1 ns; each iteration sleeps 10 ms (relative clock_nanosleep) and records
+ * how late it woke; the samples of the first WARM_S seconds are dropped, the file written at the end */
+#define PROBE_INTERVAL_NS 10000000LL
+static int run_probe(char **argv) {
+        const struct timespec iv = { 0, PROBE_INTERVAL_NS };
+        double warm = atof(argv[0]), dur = atof(argv[1]);
+        size_t cap = (size_t) (dur * 1e9 / PROBE_INTERVAL_NS) + 16, n = 0;
+        _cleanup_free_ int32_t *lat = malloc(cap * sizeof *lat); /* in 0.1 µs */
+        uint64_t rec = now_ns() + (uint64_t) (warm * 1e9), end = rec + (uint64_t) (dur * 1e9);
+        FILE *f;
+
+        if (!lat)
+                return 1;
+        prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+        for (uint64_t t0; (t0 = now_ns()) < end;) {
+                int64_t late;
+
+                while (clock_nanosleep(CLOCK_MONOTONIC, 0, &iv, NULL) == EINTR)
+                        ;
+                late = (int64_t) (now_ns() - t0) - PROBE_INTERVAL_NS;
+                if (t0 >= rec && n < cap)
+                        lat[n++] = (int32_t) ((late > 2000000000LL ? 2000000000LL : late) / 100);
+        }
+        f = fopen(argv[2], "w");
+        if (!f) {
+                perror(argv[2]);
+                return 1;
+        }
+        for (size_t i = 0; i < n; i++)
+                fprintf(f, "%d.%d\n", lat[i] / 10, lat[i] % 10);
+        return fclose(f) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
         static const struct {
                 const char *name;
@@ -482,6 +518,7 @@ int main(int argc, char **argv) {
                 { "loop", 6, run_loop },     { "floor-loop", 5, run_floor_loop }, { "conf-scale", 5, run_conf_scale },
                 { "pam", 6, run_pam },       { "floor", 5, run_floor },           { "phases", 7, run_phases },
                 { "floor2", 4, run_floor2 }, { "split", 7, run_split },           { "setprops", 8, run_setprops },
+                { "probe", 5, run_probe },
         };
 
         for (size_t i = 0; argc > 1 && i < sizeof modes / sizeof modes[0]; i++)

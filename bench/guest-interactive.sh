@@ -34,7 +34,7 @@ state=$(timeout 120 systemctl is-system-running --wait 2>&1 || true)
 [ "$(cat /proc/1/comm)" = systemd ] || { say "PID 1 is not systemd"; exit 1; }
 grep -q '^0::/' /proc/self/cgroup && [ -f $CG/cgroup.subtree_control ] || { say "not pure cgroup v2"; exit 1; }
 mkdir -p "$D/pam.d" "$D/runs" "$S/runs"
-install -m 755 "$S/pam-run" "$S/probe" "$S/interactive-load.sh" "$D/"
+install -m 755 "$S/pam-run" "$S/driver" "$S/interactive-load.sh" "$D/"
 cp "$S/job.in" "$S/small.in" "$D/"
 # our own stacks below: the profile pam-auth-update enabled goes again
 install_packages --own-stack || { say "apt-get install of the .debs failed"; exit 1; }
@@ -63,7 +63,7 @@ for c in eq w; do
 done
 AG_BOOT=$(cat $AG)
 
-export PROBE=$D/probe WARM DUR JOB_IN=$D/job.in NHOGS NBUILD BUILD_IN=$D/small.in
+export DRIVER=$D/driver WARM DUR JOB_IN=$D/job.in NHOGS NBUILD BUILD_IN=$D/small.in
 PAM_RUN=$D/pam-run PAM_D=$D/pam.d LOAD=(bash "$D/interactive-load.sh") CHECK_CTL= V2=$CG RUNS=$D/runs
 
 # ctl_to VAR DIR: VAR=cpu when the cpu controller is in DIR's cgroup.subtree_control, else -

@@ -3,7 +3,7 @@
 # interactive-load.sh light|wake|heavy JOIN CPU_CG RUN [probe]: one user's work in a window of
 # bench/run interactive or vm-interactive, started in the user's PAM session (bench/lib.sh's
 # window). Joins JOIN (cgroup2, its accounting) and CPU_CG (v1's cpu), each unless "-"; its pid goes
-# to RUN/ROLE.pid. Env: PROBE WARM DUR JOB_IN NHOGS NBUILD BUILD_IN. Run by sh on the host and by
+# to RUN/ROLE.pid. Env: DRIVER WARM DUR JOB_IN NHOGS NBUILD BUILD_IN. Run by sh on the host and by
 # bash in the guests, where a fork costs ~0.1 s: there the job's clock is $EPOCHREALTIME.
 role=$1 run=$4
 unset LD_PRELOAD NSS_WRAPPER_PASSWD NSS_WRAPPER_GROUP
@@ -37,5 +37,5 @@ echo $$ > "$run/$role.pid"
 # the probe: the light user's samples to RUN/probe, the wake-only user's to RUN/wake.probe
 out=$run/probe
 [ "$role" = light ] || out=$run/$role.probe
-[ "$role" = heavy ] || { "$PROBE" "$WARM" "$DUR" "$out.tmp" && mv "$out.tmp" "$out"; }
+[ "$role" = heavy ] || { "$DRIVER" probe "$WARM" "$DUR" "$out.tmp" && mv "$out.tmp" "$out"; }
 wait

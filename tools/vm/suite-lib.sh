@@ -8,7 +8,7 @@ VM_SUITES=(bullseye bookworm trixie forky)
 VM_DEFAULT_SUITE=bookworm
 
 # vm_old_libc SUITE: true when SUITE's glibc is older than the one binaries built on the (bookworm)
-# host need, so that the host-built pam-run, probe and packages cannot run there
+# host need, so that the host-built pam-run, driver and packages cannot run there
 vm_old_libc() { [ "$1" = bullseye ]; }
 
 # vm_build_suite SUITE: prints the suite whose build of the packages SUITE's guests install, when

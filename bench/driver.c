@@ -1,24 +1,23 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* driver: the timed parts of bench/run (what each measures: bench/README.md). One mode per call:
+/* driver MODE ARGS: the timed parts of bench/run and bench/guest-fresh.sh (bench/README.md):
  *
- *   driver loop CONFDIR SERVICE USER N        N × pam_start … pam_end; per cycle "OPENCLOSE_NS CYCLE_NS"
- *   driver hold CONFDIR SERVICE PREFIX N      N children hold a session each (PREFIX000…); "ready N",
- *                                             then closes them all at EOF on stdin
- *   driver floor-loop CPU_PARENT ACCT|- N     the raw syscalls of one v1 session, N times (directory fds
- *                                             opened once); per cycle "TOTAL MKDIR WRITE MOVEIN MOVEBACK RMDIR" ns
- *   driver conf-scale CONF USER REPS          conf_load + user_lookup + rules_resolve REPS times:
+ *   loop CONFDIR SERVICE USER N               N × pam_start … pam_end: "OPENCLOSE_NS CYCLE_NS" each
+ *   floor-loop CPU_PARENT ACCT|- N            a v1 session's syscalls, N times, the directories opened
+ *                                             once: "TOTAL MKDIR WRITE MOVEIN MOVEBACK RMDIR" ns each
+ *   conf-scale CONF USER REPS                 conf_load + user_lookup + rules_resolve REPS times:
  *                                             "MEDIAN_NS MIN_NS PEAK_RSS_KIB RULES MATCHED"
- *   driver pam CONFDIR SERVICE USER HOLD_MS   one fresh login: pam_start, open, hold, close + pam_end
- *   driver floor CPU_PARENT ACCT|- HOLD_MS    the same kernel work as pam_cpuslice's session, alone
- *   driver floor2 PARENT HOLD_MS              the same on cgroup2 (PARENT has +cpu), back to where it was
- *   driver setprops CONFDIR SERVICE USER HOLD_MS WEIGHT QUOTA_PER_SEC_USEC
- *                                             pam_systemd's open, then a bare SetUnitProperties of
- *                                             user-UID.slice (libsystemd dlopen()ed in the timed part)
- *   driver split CONFDIR FIRST SECOND USER HOLD_MS   two PAM handles in one process, each timed
- *   driver phases MODULE CONF USER PARENT HOLD_MS    pam_cpuslice's steps through its library, each timed
+ *   pam CONFDIR SERVICE USER HOLD_MS          one fresh login: pam_start, open, hold, close + pam_end
+ *   floor CPU_PARENT ACCT|- HOLD_MS           the same kernel work as pam_cpuslice's session, alone
+ *   floor2 PARENT HOLD_MS                     the same on cgroup2 (PARENT has +cpu)
+ *   setprops CONFDIR SERVICE USER HOLD_MS WEIGHT QUOTA_PER_SEC_USEC    pam_systemd's open, then a bare
+ *                                             SetUnitProperties (libsystemd dlopen()ed in the timed part)
+ *   split CONFDIR FIRST SECOND USER HOLD_MS   two PAM handles in one process, each timed
+ *   phases MODULE CONF USER PARENT HOLD_MS    pam_cpuslice's steps through its library, each timed
+ *   probe WARM_S DUR_S OUT                    interactive's wake-up probe, after cyclictest's non-RT
+ *                                             mode: one lateness per line (µs, one decimal) to OUT
  *
  * The fresh-login modes (pam … phases) print one line of "name=µs" fields; the caller spaces them
- * seconds apart so that each meets the kernel cold. Service files live in CONFDIR
+ * seconds apart so that each meets the kernel cold. Service files are CONFDIR's
  * (pam_start_confdir): the host's /etc/pam.d is never read. */
 #include <dlfcn.h>
 #include <errno.h>
@@ -28,6 +27,7 @@
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -50,11 +50,19 @@ static int null_conv(int n, const struct pam_message **msg, struct pam_response 
         return PAM_CONV_ERR;
 }
 
+static const struct pam_conv conv = { null_conv, NULL };
+
+static uint64_t now_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
 /* pam_start (the stack's modules are loaded) and pam_open_session, each timed; 0, or the exit
  * status that names the step that failed */
 static int start_and_open(const char *service, const char *user, const char *confdir, pam_handle_t **h,
                           uint64_t *load, uint64_t *open) {
-        static struct pam_conv conv = { null_conv, NULL };
         uint64_t t0 = now_usec(), t1;
 
         if (pam_start_confdir(service, user, &conv, confdir, h) != PAM_SUCCESS)
@@ -67,45 +75,53 @@ static int start_and_open(const char *service, const char *user, const char *con
         return 0;
 }
 
-static int run_pam(char **argv) {
-        pam_handle_t *h = NULL;
-        uint64_t load, open, t3, t4;
-        int r = start_and_open(argv[1], argv[2], argv[0], &h, &load, &open);
+/* the session held HOLD_MS, then pam_close_session + pam_end (of h2 too, split's second handle)
+ * timed into *close */
+static int hold_and_close(pam_handle_t *h, pam_handle_t *h2, const char *hold_ms, uint64_t *close) {
+        uint64_t t0;
 
-        if (r != 0)
-                return r;
-        sleep_usec((uint64_t) atol(argv[3]) * 1000);
-        t3 = now_usec();
+        sleep_usec((uint64_t) atol(hold_ms) * 1000);
+        t0 = now_usec();
+        /* the module alone in a stack answers PAM_IGNORE at close on systemd (nothing of its own to
+         * undo), which libpam reports as a failure of that stack: only pam_systemd's close counts */
+        if (h2)
+                (void) pam_close_session(h2, 0);
         if (pam_close_session(h, 0) != PAM_SUCCESS)
                 return 4;
+        if (h2)
+                pam_end(h2, PAM_SUCCESS);
         pam_end(h, PAM_SUCCESS);
-        t4 = now_usec();
-        printf("load=%" PRIu64 " open=%" PRIu64 " close=%" PRIu64 "\n", load, open, t4 - t3);
+        *close = now_usec() - t0;
+        return 0;
+}
+
+static int run_pam(char **argv) {
+        pam_handle_t *h = NULL;
+        uint64_t load, open, close;
+        int r = start_and_open(argv[1], argv[2], argv[0], &h, &load, &open);
+
+        if (r == 0)
+                r = hold_and_close(h, NULL, argv[3], &close);
+        if (r != 0)
+                return r;
+        printf("load=%" PRIu64 " open=%" PRIu64 " close=%" PRIu64 "\n", load, open, close);
         return 0;
 }
 
 static int run_split(char **argv) {
         pam_handle_t *h1 = NULL, *h2 = NULL;
-        uint64_t load, open, load2, open2, t5, t6;
+        uint64_t load, open, load2, open2, close;
         int r = start_and_open(argv[1], argv[3], argv[0], &h1, &load, &open);
 
         if (r == 0)
                 r = start_and_open(argv[2], argv[3], argv[0], &h2, &load2, &open2);
+        if (r == 0)
+                r = hold_and_close(h1, h2, argv[4], &close);
         if (r != 0)
                 return r;
-        sleep_usec((uint64_t) atol(argv[4]) * 1000);
-        t5 = now_usec();
-        /* the module alone in a stack answers PAM_IGNORE at close on systemd (nothing of its own to
-         * undo), which libpam reports as a failure of that stack: only pam_systemd's close counts */
-        (void) pam_close_session(h2, 0);
-        if (pam_close_session(h1, 0) != PAM_SUCCESS)
-                return 4;
-        pam_end(h2, PAM_SUCCESS);
-        pam_end(h1, PAM_SUCCESS);
-        t6 = now_usec();
         printf("load=%" PRIu64 " pam_open=%" PRIu64 " load2=%" PRIu64 " open2=%" PRIu64 " open=%" PRIu64
                " close=%" PRIu64 "\n",
-               load, open, load2, open2, open + load2 + open2, t6 - t5);
+               load, open, load2, open2, open + load2 + open2, close);
         return 0;
 }
 
@@ -121,40 +137,134 @@ static int write_at(int dfd, const char *file, const char *val) {
         return r;
 }
 
-static int run_floor(char **argv) {
-        const char *slice = "user-59998.slice", *scope = "user-59998.slice/session-fresh.scope";
-        int dfd[2] = { -1, -1 }, n = strcmp(argv[1], "-") == 0 ? 1 : 2;
-        uint64_t t0, t1, t2, t3, t4;
-        char pid[32];
+/* The floor: the kernel work of one session, without a module. In the parents dfd[0..n) (v1: the
+ * cpu hierarchy, then its cgroup2 mirror), a slice and its scope are made, the slice's settings
+ * written in the first, the pid moved into the scope and, after the hold, back to the parents (or home). */
+#define SLICE "user-59999.slice"
+#define SCOPE SLICE "/session-floor.scope"
+typedef struct Floor {
+        int n, dfd[2], home; /* home: floor2's own cgroup, the pid's way back; 0: the parents */
+        const char *enable;  /* cgroup2: to the slice's cgroup.subtree_control before the scope is made */
+        const char *const (*settings)[2];
+} Floor;
 
-        snprintf(pid, sizeof pid, "%d\n", (int) getpid());
-        t0 = now_usec();
-        for (int i = 0; i < n; i++) {
-                dfd[i] = open(argv[i], O_DIRECTORY | O_RDONLY | O_CLOEXEC);
-                if (dfd[i] < 0 || mkdirat(dfd[i], slice, 0755) < 0 || mkdirat(dfd[i], scope, 0755) < 0) {
-                        perror(argv[i]);
-                        return 1;
+static const char *const v1_settings[][2] = { { SLICE "/cpu.shares", "2048\n" },
+                                              { SLICE "/cpu.cfs_period_us", "100000\n" },
+                                              { SLICE "/cpu.cfs_quota_us", "150000\n" },
+                                              { NULL } };
+static const char *const v2_settings[][2] = { { SLICE "/cpu.weight", "200\n" },
+                                              { SLICE "/cpu.max", "150000 100000\n" },
+                                              { NULL } };
+
+static int floor_open(Floor *f, char **dirs) {
+        for (int i = 0; i < f->n; i++) {
+                f->dfd[i] = open(dirs[i], O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+                if (f->dfd[i] < 0) {
+                        perror(dirs[i]);
+                        return -1;
                 }
         }
-        write_at(dfd[0], "user-59998.slice/cpu.shares", "2048\n");
-        write_at(dfd[0], "user-59998.slice/cpu.cfs_period_us", "100000\n");
-        write_at(dfd[0], "user-59998.slice/cpu.cfs_quota_us", "150000\n");
-        t1 = now_usec();
-        for (int i = 0; i < n; i++)
-                write_at(dfd[i], "user-59998.slice/session-fresh.scope/cgroup.procs", pid);
-        t2 = now_usec();
-        sleep_usec((uint64_t) atol(argv[2]) * 1000);
-        t3 = now_usec();
-        for (int i = 0; i < n; i++) {
-                write_at(dfd[i], "cgroup.procs", pid);
-                unlinkat(dfd[i], scope, AT_REMOVEDIR);
-                unlinkat(dfd[i], slice, AT_REMOVEDIR);
-                close(dfd[i]);
-        }
-        t4 = now_usec();
-        printf("setup=%" PRIu64 " moves=%" PRIu64 " open=%" PRIu64 " close=%" PRIu64 "\n", t1 - t0, t2 - t1, t2 - t0,
-               t4 - t3);
         return 0;
+}
+
+/* One session's kernel work; t[0] is the caller's (before floor_open, or the cycle), then t[1] after
+ * the mkdirs, t[2] the settings, t[3] the move in, (the hold), t[4], t[5] the move back, t[6] the rmdirs */
+static int floor_cycle(const Floor *f, uint64_t hold_usec, uint64_t t[7]) {
+        char pid[32];
+        int r = 0;
+
+        snprintf(pid, sizeof pid, "%d\n", (int) getpid());
+        for (int i = 0; i < f->n; i++)
+                r |= mkdirat(f->dfd[i], SLICE, 0755) |
+                     (f->enable ? write_at(f->dfd[i], SLICE "/cgroup.subtree_control", f->enable) : 0) |
+                     mkdirat(f->dfd[i], SCOPE, 0755);
+        t[1] = now_ns();
+        for (int k = 0; f->settings[k][0]; k++)
+                r |= write_at(f->dfd[0], f->settings[k][0], f->settings[k][1]);
+        t[2] = now_ns();
+        for (int i = 0; i < f->n; i++)
+                r |= write_at(f->dfd[i], SCOPE "/cgroup.procs", pid);
+        t[3] = now_ns();
+        if (hold_usec > 0)
+                sleep_usec(hold_usec);
+        t[4] = now_ns();
+        for (int i = 0; i < f->n; i++)
+                r |= write_at(f->home ? f->home : f->dfd[i], "cgroup.procs", pid);
+        t[5] = now_ns();
+        for (int i = f->n - 1; i >= 0; i--)
+                r |= unlinkat(f->dfd[i], SCOPE, AT_REMOVEDIR) | unlinkat(f->dfd[i], SLICE, AT_REMOVEDIR);
+        t[6] = now_ns();
+        if (r != 0)
+                perror("driver: floor");
+        return r;
+}
+
+/* one fresh login's worth of it, the "setup moves open close" µs line of the fresh-login modes */
+static int floor_once(Floor *f, char **dirs, const char *hold_ms) {
+        uint64_t t[7];
+
+        t[0] = now_ns();
+        if (floor_open(f, dirs) < 0 || floor_cycle(f, (uint64_t) atol(hold_ms) * 1000, t) != 0)
+                return 1;
+        printf("setup=%" PRIu64 " moves=%" PRIu64 " open=%" PRIu64 " close=%" PRIu64 "\n", (t[2] - t[0]) / 1000,
+               (t[3] - t[2]) / 1000, (t[3] - t[0]) / 1000, (t[6] - t[4]) / 1000);
+        return 0;
+}
+
+static int run_floor(char **argv) {
+        Floor f = { .n = strcmp(argv[1], "-") == 0 ? 1 : 2, .settings = v1_settings };
+
+        return floor_once(&f, argv, argv[2]);
+}
+
+static int run_floor_loop(char **argv) {
+        Floor f = { .n = strcmp(argv[1], "-") == 0 ? 1 : 2, .settings = v1_settings };
+
+        if (floor_open(&f, argv) < 0)
+                return 1;
+        for (long i = 0, n = atol(argv[2]); i < n; i++) {
+                uint64_t t[7] = { now_ns() };
+
+                if (floor_cycle(&f, 0, t) != 0)
+                        return 1;
+                printf("%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+                       t[3] - t[0] + t[6] - t[4], t[1] - t[0], t[2] - t[1], t[3] - t[2], t[5] - t[4], t[6] - t[5]);
+        }
+        return 0;
+}
+
+typedef struct PathBuf {
+        char *buf;
+        size_t n;
+} PathBuf;
+
+static int unified_line(const char *id, const char *controllers, const char *path, void *userdata) {
+        PathBuf *p = userdata;
+
+        if (strcmp(id, "0") != 0 || *controllers)
+                return 0;
+        snprintf(p->buf, p->n, "/sys/fs/cgroup%s", path);
+        return 1;
+}
+
+/* The cgroup the process is in now (v2: the "0::" line), as a path below /sys/fs/cgroup. */
+static int own_cgroup(char *buf, size_t n) {
+        PathBuf p = { buf, n };
+        int r = proc_cgroup_for_each(getpid(), unified_line, &p);
+
+        return r == 1 ? 0 : r < 0 ? r : -ENOENT;
+}
+
+/* floor2: the same on cgroup2 below PARENT (+cpu there), the pid back to where it was */
+static int run_floor2(char **argv) {
+        Floor f = { .n = 1, .enable = "+cpu\n", .settings = v2_settings };
+        char home[PATH_MAX];
+
+        if (own_cgroup(home, sizeof home) < 0 || (f.home = open(home, O_DIRECTORY | O_RDONLY | O_CLOEXEC)) < 0) {
+                perror("own cgroup");
+                return 1;
+        }
+        return floor_once(&f, argv, argv[1]);
 }
 
 /* The kernel's part of the moves, timed inside the module's own writes: a write of our pid to
@@ -228,68 +338,6 @@ static int run_phases(char **argv) {
         return 0;
 }
 
-typedef struct PathBuf {
-        char *buf;
-        size_t n;
-} PathBuf;
-
-static int unified_line(const char *id, const char *controllers, const char *path, void *userdata) {
-        PathBuf *p = userdata;
-
-        if (strcmp(id, "0") != 0 || *controllers)
-                return 0;
-        snprintf(p->buf, p->n, "/sys/fs/cgroup%s", path);
-        return 1;
-}
-
-/* The cgroup the process is in now (v2: the "0::" line), as a path below /sys/fs/cgroup. */
-static int own_cgroup(char *buf, size_t n) {
-        PathBuf p = { buf, n };
-        int r = proc_cgroup_for_each(getpid(), unified_line, &p);
-
-        return r == 1 ? 0 : r < 0 ? r : -ENOENT;
-}
-
-static int run_floor2(char **argv) {
-        const char *slice = "user-59998.slice", *scope = "user-59998.slice/session-fresh.scope";
-        uint64_t t0, t1, t2, t3, t4;
-        char pid[32], home[PATH_MAX];
-        int dfd, hfd;
-
-        if (own_cgroup(home, sizeof home) < 0 || (hfd = open(home, O_DIRECTORY | O_RDONLY | O_CLOEXEC)) < 0) {
-                perror("own cgroup");
-                return 1;
-        }
-        snprintf(pid, sizeof pid, "%d\n", (int) getpid());
-        t0 = now_usec();
-        dfd = open(argv[0], O_DIRECTORY | O_RDONLY | O_CLOEXEC);
-        if (dfd < 0 || mkdirat(dfd, slice, 0755) < 0) {
-                perror(argv[0]);
-                return 1;
-        }
-        write_at(dfd, "user-59998.slice/cgroup.subtree_control", "+cpu\n");
-        if (mkdirat(dfd, scope, 0755) < 0) {
-                perror(scope);
-                return 1;
-        }
-        write_at(dfd, "user-59998.slice/cpu.weight", "200\n");
-        write_at(dfd, "user-59998.slice/cpu.max", "150000 100000\n");
-        t1 = now_usec();
-        write_at(dfd, "user-59998.slice/session-fresh.scope/cgroup.procs", pid);
-        t2 = now_usec();
-        sleep_usec((uint64_t) atol(argv[1]) * 1000);
-        t3 = now_usec();
-        write_at(hfd, "cgroup.procs", pid);
-        unlinkat(dfd, scope, AT_REMOVEDIR);
-        unlinkat(dfd, slice, AT_REMOVEDIR);
-        t4 = now_usec();
-        close(dfd);
-        close(hfd);
-        printf("setup=%" PRIu64 " moves=%" PRIu64 " open=%" PRIu64 " close=%" PRIu64 "\n", t1 - t0, t2 - t1, t2 - t0,
-               t4 - t3);
-        return 0;
-}
-
 /* libsystemd's sd-bus, loaded at run time as the module's plugin loads it */
 typedef struct SdBus {
         void *lib;
@@ -336,7 +384,7 @@ static int run_setprops(char **argv) {
         struct passwd *pw = getpwnam(argv[2]);
         pam_handle_t *h = NULL;
         SdBus b = {};
-        uint64_t load, pam_open, t2, t3, t4, t5, t6;
+        uint64_t load, pam_open, t2, t3, t4, close;
         int r;
 
         if (!pw)
@@ -351,29 +399,17 @@ static int run_setprops(char **argv) {
         if (set_unit_properties(&b, pw->pw_uid, strtoull(argv[4], NULL, 10), strtoull(argv[5], NULL, 10)) < 0)
                 return 6;
         t4 = now_usec();
-        sleep_usec((uint64_t) atol(argv[3]) * 1000);
-        t5 = now_usec();
-        if (pam_close_session(h, 0) != PAM_SUCCESS)
-                return 4;
-        pam_end(h, PAM_SUCCESS);
-        t6 = now_usec();
+        r = hold_and_close(h, NULL, argv[3], &close);
+        if (r != 0)
+                return r;
         printf("load=%" PRIu64 " pam_open=%" PRIu64 " libload=%" PRIu64 " call=%" PRIu64 " open=%" PRIu64
                " close=%" PRIu64 "\n",
-               load, pam_open, t3 - t2, t4 - t3, pam_open + t4 - t2, t6 - t5);
+               load, pam_open, t3 - t2, t4 - t3, pam_open + t4 - t2, close);
         dlclose(b.lib);
         return 0;
 }
 
-static uint64_t now_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
-
 static int run_loop(char **argv) {
-        static struct pam_conv conv = { null_conv, NULL };
-
         for (long i = 0, n = atol(argv[3]); i < n; i++) {
                 pam_handle_t *h = NULL;
                 uint64_t t0 = now_ns(), t1, t2;
@@ -389,107 +425,6 @@ static int run_loop(char **argv) {
                 }
                 pam_end(h, PAM_SUCCESS);
                 printf("%" PRIu64 " %" PRIu64 "\n", t2 - t1, now_ns() - t0);
-        }
-        return 0;
-}
-
-static int hold_one(char **argv, const char *user, int ready_fd, int release_fd) {
-        static struct pam_conv conv = { null_conv, NULL };
-        pam_handle_t *h = NULL;
-        char c;
-        int r = pam_start_confdir(argv[1], user, &conv, argv[0], &h);
-
-        if (r == PAM_SUCCESS)
-                r = pam_open_session(h, 0);
-        if (r != PAM_SUCCESS) {
-                fprintf(stderr, "driver hold: %s: %s\n", user, pam_strerror(h, r));
-                return 1;
-        }
-        if (write(ready_fd, "r", 1) != 1)
-                return 1;
-        close(ready_fd);
-        while (read(release_fd, &c, 1) < 0 && errno == EINTR)
-                ;
-        r = pam_close_session(h, 0);
-        pam_end(h, r);
-        return r == PAM_SUCCESS ? 0 : 1;
-}
-
-static int run_hold(char **argv) {
-        int ready[2], release[2], failed = 0, status;
-        long got = 0, n = atol(argv[3]);
-        char c, line[16], user[256];
-
-        if (pipe(ready) < 0 || pipe(release) < 0)
-                return 1;
-        for (long i = 0; i < n; i++) {
-                pid_t pid = fork();
-
-                if (pid < 0)
-                        return 1;
-                if (pid == 0) {
-                        close(ready[0]);
-                        close(release[1]);
-                        snprintf(user, sizeof user, "%s%03ld", argv[2], i);
-                        _exit(hold_one(argv, user, ready[1], release[0]));
-                }
-        }
-        close(ready[1]);
-        close(release[0]);
-        for (ssize_t k; got < n && ((k = read(ready[0], &c, 1)) > 0 || (k < 0 && errno == EINTR));)
-                got += k > 0;
-        printf("ready %ld\n", got);
-        fflush(stdout);
-        if (!fgets(line, sizeof line, stdin))
-                line[0] = '\0';
-        close(release[1]); /* every child's read returns 0: it closes and exits */
-        for (pid_t p; (p = wait(&status)) >= 0 || errno == EINTR;)
-                failed += p >= 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0);
-        if (got < n || failed) {
-                fprintf(stderr, "driver hold: %ld of %ld opened, %d failed\n", got, n, failed);
-                return 1;
-        }
-        return 0;
-}
-
-static int run_floor_loop(char **argv) {
-        const char *slice = "user-59999.slice", *scope = "user-59999.slice/session-bench.scope";
-        int dfd[2], n_h = strcmp(argv[1], "-") == 0 ? 1 : 2;
-        char pid[32];
-
-        for (int h = 0; h < n_h; h++)
-                if ((dfd[h] = open(argv[h], O_DIRECTORY | O_RDONLY | O_CLOEXEC)) < 0) {
-                        perror(argv[h]);
-                        return 1;
-                }
-        snprintf(pid, sizeof pid, "%d\n", (int) getpid());
-        for (long i = 0, n = atol(argv[2]); i < n; i++) {
-                uint64_t t[6];
-                int r = 0;
-
-                t[0] = now_ns();
-                for (int h = 0; h < n_h; h++)
-                        r |= mkdirat(dfd[h], slice, 0755) | mkdirat(dfd[h], scope, 0755);
-                t[1] = now_ns();
-                r |= write_at(dfd[0], "user-59999.slice/cpu.shares", "2048\n") |
-                     write_at(dfd[0], "user-59999.slice/cpu.cfs_period_us", "100000\n") |
-                     write_at(dfd[0], "user-59999.slice/cpu.cfs_quota_us", "150000\n");
-                t[2] = now_ns();
-                for (int h = 0; h < n_h; h++)
-                        r |= write_at(dfd[h], "user-59999.slice/session-bench.scope/cgroup.procs", pid);
-                t[3] = now_ns();
-                for (int h = 0; h < n_h; h++)
-                        r |= write_at(dfd[h], "cgroup.procs", pid);
-                t[4] = now_ns();
-                for (int h = n_h - 1; h >= 0; h--)
-                        r |= unlinkat(dfd[h], scope, AT_REMOVEDIR) | unlinkat(dfd[h], slice, AT_REMOVEDIR);
-                t[5] = now_ns();
-                if (r != 0) {
-                        perror("driver floor-loop");
-                        return 1;
-                }
-                printf("%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", t[5] - t[0],
-                       t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3], t[5] - t[4]);
         }
         return 0;
 }
@@ -541,22 +476,49 @@ static int run_conf_scale(char **argv) {
         return 0;
 }
 
+/* SCHED_OTHER, timer slack 1 ns; each iteration sleeps 10 ms (relative clock_nanosleep) and records
+ * how late it woke; the samples of the first WARM_S seconds are dropped, the file written at the end */
+#define PROBE_INTERVAL_NS 10000000LL
+static int run_probe(char **argv) {
+        const struct timespec iv = { 0, PROBE_INTERVAL_NS };
+        double warm = atof(argv[0]), dur = atof(argv[1]);
+        size_t cap = (size_t) (dur * 1e9 / PROBE_INTERVAL_NS) + 16, n = 0;
+        _cleanup_free_ int32_t *lat = malloc(cap * sizeof *lat); /* in 0.1 µs */
+        uint64_t rec = now_ns() + (uint64_t) (warm * 1e9), end = rec + (uint64_t) (dur * 1e9);
+        FILE *f;
+
+        if (!lat)
+                return 1;
+        prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+        for (uint64_t t0; (t0 = now_ns()) < end;) {
+                int64_t late;
+
+                while (clock_nanosleep(CLOCK_MONOTONIC, 0, &iv, NULL) == EINTR)
+                        ;
+                late = (int64_t) (now_ns() - t0) - PROBE_INTERVAL_NS;
+                if (t0 >= rec && n < cap)
+                        lat[n++] = (int32_t) ((late > 2000000000LL ? 2000000000LL : late) / 100);
+        }
+        f = fopen(argv[2], "w");
+        if (!f) {
+                perror(argv[2]);
+                return 1;
+        }
+        for (size_t i = 0; i < n; i++)
+                fprintf(f, "%d.%d\n", lat[i] / 10, lat[i] % 10);
+        return fclose(f) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
         static const struct {
                 const char *name;
                 int argc;
                 int (*run)(char **argv);
         } modes[] = {
-                { "loop", 6, run_loop },
-                { "hold", 6, run_hold },
-                { "floor-loop", 5, run_floor_loop },
-                { "conf-scale", 5, run_conf_scale },
-                { "pam", 6, run_pam },
-                { "floor", 5, run_floor },
-                { "phases", 7, run_phases },
-                { "floor2", 4, run_floor2 },
-                { "split", 7, run_split },
-                { "setprops", 8, run_setprops },
+                { "loop", 6, run_loop },     { "floor-loop", 5, run_floor_loop }, { "conf-scale", 5, run_conf_scale },
+                { "pam", 6, run_pam },       { "floor", 5, run_floor },           { "phases", 7, run_phases },
+                { "floor2", 4, run_floor2 }, { "split", 7, run_split },           { "setprops", 8, run_setprops },
+                { "probe", 5, run_probe },
         };
 
         for (size_t i = 0; argc > 1 && i < sizeof modes / sizeof modes[0]; i++)

@@ -1,12 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# bench/guest-fresh.sh — guest half of `bench/run vm-fresh` (tools/vm/run, systemd-v2 or nosd-v2):
-# fresh logins, each a new process (bench/driver.c), GAP s apart, held HOLD_MS, in rounds that rotate
-# the order. systemd-v2: "second" (the user has a session already) and "first" (a user who never
-# logged in) for permit, sd (pam_systemd), setprops (+ a bare SetUnitProperties), sdcs (+ the
-# module), split (the module in a second PAM handle); both guests: favordynmods off and on for
-# floor2 and the module. One line of name=µs fields per login to /mnt/share/raw/ENV-PHASE-KIND, loads
-# and mount options to ENV-meta. Params: ROUNDS, FIRST_ROUNDS, FDM_ROUNDS, GAP, HOLD_MS.
+# bench/guest-fresh.sh: the guest half of `bench/run vm-fresh` (bench/README.md), on systemd-v2 or
+# nosd-v2. One line of name=µs fields per login (bench/driver.c) to /mnt/share/raw/ENV-PHASE-KIND,
+# loads and mount options to ENV-meta. Params: ROUNDS, FIRST_ROUNDS, FDM_ROUNDS, GAP, HOLD_MS.
 set -euo pipefail
 ENV=${CPUSLICE_VM_ENV:?not running under tools/vm/run}
 S=${CPUSLICE_VM_SHARE:-/mnt/share}
@@ -17,6 +13,7 @@ CG=/sys/fs/cgroup
 NPROC=$(nproc)
 WEIGHT=200 QUOTA_PER_SEC=1500000 # CPUWeight=200 CPUQuota=150%, for the module and the bare call
 . "$S/guest-lib.sh"
+. "$S/lib.sh"
 HOLDER=
 cleanup() {
         [ -n "$HOLDER" ] && kill "$HOLDER" 2> /dev/null
@@ -26,7 +23,6 @@ trap cleanup EXIT
 [ "$(id -u)" = 0 ] || { echo "guest-fresh: needs root"; exit 1; }
 mkdir -p "$D/pam.d" "$RAW"
 meta() { echo "$1=$2" >> "$RAW/$ENV-meta"; }
-loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 cg_mount() { # the cgroup2 mount's per-mount and superblock options, one line
         awk '$5 == "/sys/fs/cgroup" { for (i = 7; $i != "-"; i++); print $6 " " $(i + 3) }' /proc/self/mountinfo
 }
@@ -106,14 +102,6 @@ set_fdm() { # set_fdm on|off: remount cgroup2 with or without favordynmods, keep
         *) [ "$1" = off ] ;;
         esac || { echo "guest-fresh: favordynmods $1 did not take: $(cg_mount)"; exit 1; }
         [ "$(cg_mount | cut -d' ' -f1)" = "$vfs" ] || { echo "guest-fresh: remount changed $vfs to $(cg_mount)"; exit 1; }
-}
-wait_quiet() { # until the guest's 1-min load is below half its CPUs (boot and apt load it), at most 240 s
-        local t
-        for t in $(seq 240); do
-                is_true "$(cut -d' ' -f1 /proc/loadavg) < $NPROC / 2" && break
-                sleep 1
-        done
-        echo "quiet after ${t}s: load $(loadavg)"
 }
 
 if [ $SYSTEMD = 1 ]; then

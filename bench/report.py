@@ -5,6 +5,7 @@ read them: bench/README.md). KIND: host RAWDIR, fresh RAWDIR, vm-fresh RAWDIR --
 interactive RUNS OUT [--kind vm] (with its PNGs in OUT). Each report is tables plus a few fixed lines;
 every claim is a ratio between figures of one run."""
 import argparse
+import functools
 import glob
 import json
 import os
@@ -56,6 +57,12 @@ def p90(rows, key, min_n=1):
     """None below min_n logins, where a p90 would be one sample"""
     v = sorted(r[key] for r in rows if key in r)
     return v[min(len(v) - 1, int(0.9 * len(v)))] if v and len(v) >= min_n else None
+
+
+def logins(rows, fmt, min_n=1):
+    """pam_start median, open and close median and p90 of fresh logins"""
+    return [fmt(med(rows, "load")), fmt(med(rows, "open")), fmt(p90(rows, "open", min_n)), fmt(med(rows, "close")),
+            fmt(p90(rows, "close", min_n))]
 
 
 def fms(us, digits=2):
@@ -205,8 +212,7 @@ def fresh(argv):
         out += ["", "**The machine was busy (load above half its CPUs) when this started: the figures below are not a "
                     "measurement of the module, only of the contention.**"]
     out += [""] + table(["login", "load (pam_start)", "open median", "open p90", "close median", "close p90"],
-                        [[label] + [fms(f(d[m], k)) for f, k in ((med, "load"), (med, "open"), (p90, "open"), (med, "close"),
-                                                                 (p90, "close"))] for m, label in MODULES], "llllll")
+                        [[label] + logins(d[m], fms) for m, label in MODULES], "llllll")
     fl, pe, cs = (med(d[m], "open") for m in ("floor", "permit", "cpuslice"))
     if None not in (fl, pe, cs):
         out += ["", "pam_cpuslice's own part of an open: median open %s − floor %s − pam_permit %s = **%s** (target ≤ %s: "
@@ -235,8 +241,7 @@ def vm_fresh(argv):
              "floor2": "floor: raw cgroup2 syscalls (mkdir, +cpu, weight, max, move; back, rmdir)",
              "cs": "pam_cpuslice (cgroupfs backend)"}
 
-    def ms(us):
-        return fms(us, 1)
+    ms = functools.partial(fms, digits=1)
 
     def rows(env, phase, kind):
         return read_rows(os.path.join(a.raw, f"{env}-{phase}-{kind}"))
@@ -262,10 +267,7 @@ def vm_fresh(argv):
             return out + ["", "**Not meaningful: %s.** No figures are given for this table." % why]
         R = {k: rows(env, phase, k) for k in kinds + ["permit"]}
         out += [""] + table(["login", "logins", "pam_start median", "open median", "open p90", "close median", "close p90"],
-                            [[KINDS[k], len(R[k])] + [ms(f(R[k], x)) for f, x in ((med, "load"), (med, "open"),
-                                                                                  (lambda r, x: p90(r, x, 10), "open"),
-                                                                                  (med, "close"), (lambda r, x: p90(r, x, 10), "close"))]
-                             for k in kinds], "lrrrrrr")
+                            [[KINDS[k], len(R[k])] + logins(R[k], ms, 10) for k in kinds], "lrrrrrr")
         A, B, C, S = R["sd"], R["sdcs"], R["setprops"], R["split"]
         ma, mb, mc = med(A, "open"), med(B, "open"), med(C, "open")
         if None in (ma, mb, mc):
@@ -402,24 +404,22 @@ def interactive(argv):
 
     R, others = {}, []  # others: CPUs the rest of the machine used in each window
     for key, label, fair, how in CONFIGS:
-        r = dict(label=label, fair=fair, how=how, lat=[], wlat=[], p99s=[], wp99s=[], jobs=[], light=0, heavy=0, wake=0,
-                 win=0, builds=0, cgs=set(), ags=set(), wcgs=set(), ctl=set(), leads=[])
+        r = dict(label=label, fair=fair, how=how, lat=[], wlat=[], p99s=[], jobs=[], light=0, heavy=0, wake=0, win=0,
+                 builds=0, cgs=set(), ags=set(), ctl=set(), leads=[])
         dirs = sorted(glob.glob(os.path.join(o.runs, key + ".*")))
         for d in dirs:
             u = dict(t.partition("=")[::2] for t in open(os.path.join(d, "usage")).read().split())
             t0, t1 = int(u["t0"]), int(u["t1"])
-            for field, fn, p99s in (("lat", "probe", "p99s"), ("wlat", "wake.probe", "wp99s")):
-                s = probe(os.path.join(d, fn))
-                r[field] += s
-                if s:
-                    r[p99s].append(pct(s, 99))
+            s = probe(os.path.join(d, "probe"))
+            r["lat"] += s
+            r["p99s"] += [pct(s, 99)] if s else []
+            r["wlat"] += probe(os.path.join(d, "wake.probe"))
             for k in ("light", "heavy", "wake", "builds"):
                 r[k] += int(u.get(k, 0))
             r["win"] += (t1 - t0) / 1000
             others.append(max(0, int(u["host"]) - sum(int(u.get(k, 0)) for k in ("light", "heavy", "wake"))) / ((t1 - t0) / 1000))
             r["cgs"].add(u["cg_light"])
             r["ags"].add((u["ag_light"], u["ag_heavy"]))
-            r["wcgs"] |= {u["cg_wake"]} if "cg_wake" in u else set()
             r["leads"] += [int(u["wake_lead"])] if "wake_lead" in u else []
             if "cpu_root" in u:  # vm: who splits the CPU in this window
                 r["ctl"].add(tuple(u.get(k, "-") for k in ("cpu_root", "cpu_user_slice", "weight_light", "weight_heavy",

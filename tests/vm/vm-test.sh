@@ -63,20 +63,9 @@ command -v qemu-system-x86_64 > /dev/null || skip "qemu-system-x86_64 is not ins
 [ -f "${SLICECTL:-}" ] || fail "SLICECTL='${SLICECTL:-}' is not a file"
 
 t0=$SECONDS
-DEBS=${DEBS:-$TOP/build-deb}
-pkg_args=()
-build_suite=$(vm_build_suite "$SUITE")
-if [ -n "$build_suite" ]; then
-        DEBS=$DEBS-$build_suite pkg_args=(--suite "$build_suite")
-        PAM_RUN=$DEBS/helpers/pam-run
-fi
-if ! ls "$DEBS"/libpam-cpuslice_*.deb "$DEBS"/slicectl_*.deb > /dev/null 2>&1 ||
-   [ -n "$(find "$PAM_CPUSLICE_MODULE" "$SLICECTL" ${PAM_CPUSLICE_SYSTEMD:+"$PAM_CPUSLICE_SYSTEMD"} \
-           -newer "$(ls "$DEBS"/libpam-cpuslice_*.deb | head -n1)")" ]; then
-        echo "$NAME: building the packages into $DEBS (tools/package ${pkg_args[*]})"
-        DEB_BUILD_OPTIONS=nocheck "$TOP/tools/package" "${pkg_args[@]}" "$DEBS" > "$DEBS.log" 2>&1 ||
-                { tail -n 30 "$DEBS.log"; fail "tools/package ${pkg_args[*]} failed (log: $DEBS.log)"; }
-fi
+DEBS=$(vm_debs "$SUITE" "${DEBS:-$TOP/build-deb}" "$PAM_CPUSLICE_MODULE" "$SLICECTL" \
+        ${PAM_CPUSLICE_SYSTEMD:+"$PAM_CPUSLICE_SYSTEMD"}) || fail "no packages for $SUITE"
+[ -n "$(vm_build_suite "$SUITE")" ] && PAM_RUN=$DEBS/helpers/pam-run
 IMAGE=$(vm_image "$SUITE") || exit 1
 echo "$NAME: $SUITE image $IMAGE ($((SECONDS - t0)) s)"
 

@@ -8,7 +8,7 @@ VM_SUITES=(bullseye bookworm trixie forky)
 VM_DEFAULT_SUITE=bookworm
 
 # vm_old_libc SUITE: true when SUITE's glibc is older than the one binaries built on the (bookworm)
-# host need, so that the host-built pam-run, probe and packages cannot run there
+# host need, so that the host-built pam-run, driver and packages cannot run there
 vm_old_libc() { [ "$1" = bullseye ]; }
 
 # vm_build_suite SUITE: prints the suite whose build of the packages SUITE's guests install, when
@@ -22,6 +22,27 @@ vm_build_suite() {
         *) b=trixie ;;
         esac
         [ "$b" = "$(host_suite)" ] || echo "$b"
+}
+
+# vm_debs SUITE BASE [NEWER...]: prints the directory of the .debs SUITE's guests install: BASE, or
+# BASE-B for another build suite B (vm_build_suite). Builds them there first (tools/package, its
+# output to DIR.log) when a libpam-cpuslice or slicectl .deb is missing or one of NEWER (files or
+# source dirs) is newer than the libpam-cpuslice one; returns 1 with the log's tail on stderr when
+# that fails. The one choice of tests/vm/vm-test.sh, tools/vm/all-suites and bench/run.
+vm_debs() {
+        local dir=$2 b args=() newest
+        b=$(vm_build_suite "$1")
+        [ -n "$b" ] && dir=$dir-$b args=(--suite "$b")
+        shift 2
+        newest=$(ls -t "$dir"/libpam-cpuslice_*.deb 2> /dev/null | head -n1)
+        if [ -z "$newest" ] || ! ls "$dir"/slicectl_*.deb > /dev/null 2>&1 ||
+           { [ $# -gt 0 ] && [ -n "$(find "$@" -newer "$newest" -print -quit)" ]; }; then
+                echo "building the packages into $dir (tools/package ${args[*]})" >&2
+                mkdir -p "$dir"
+                DEB_BUILD_OPTIONS=nocheck "$(dirname "${BASH_SOURCE[0]}")/../package" "${args[@]}" "$dir" > "$dir.log" 2>&1 ||
+                        { tail -n 30 "$dir.log" >&2; echo "tools/package ${args[*]} failed (log: $dir.log)" >&2; return 1; }
+        fi
+        echo "$dir"
 }
 
 # vm_env_missing SUITE ENV: prints why ENV (systemd-v2|systemd-v1|nosd-v2|nosd-v1, pkg- or not)

@@ -33,10 +33,14 @@ typedef struct Pass {
         SliceList slices;
         uint64_t now;      /* wall clock: the states' times */
         uint64_t boottime; /* the samples' */
+        int samples_dfd;   /* each opened once: a pass over 100 users was mostly their mkdir and open */
+        int state_dfd;
         int failed;
 } Pass;
 
 static void pass_done(Pass *p) {
+        closep(&p->samples_dfd);
+        closep(&p->state_dfd);
         slice_list_done(&p->slices);
         ruleset_done(&p->rules);
         backend_close(&p->backend);
@@ -99,7 +103,7 @@ static uint64_t sample_use(Pass *p, const Resolved *res, const SliceInfo *info) 
 
         if (info->stat.usage_usec == CGSTAT_NONE)
                 return PENALTY_USE_UNKNOWN;
-        r = penalty_samples_load(arg_state_root, info->uid, &s);
+        r = penalty_samples_load_at(p->samples_dfd, info->uid, &s);
         if (r < 0)
                 return PENALTY_USE_UNKNOWN;
         if (res->penalty_exempt) {
@@ -114,7 +118,7 @@ static uint64_t sample_use(Pass *p, const Resolved *res, const SliceInfo *info) 
             0)
                 return PENALTY_USE_UNKNOWN;
         if (!arg_dry_run) {
-                r = penalty_samples_save(arg_state_root, info->uid, &s);
+                r = penalty_samples_save_at(p->samples_dfd, info->uid, &s);
                 if (r < 0)
                         log_warning("uid %u: cannot keep the usage samples: %s", (unsigned) info->uid, strerror(-r));
         }
@@ -182,9 +186,9 @@ static bool cap_missing(Pass *p, const Resolved *res, const PenaltyState *st, co
         return slice_drift(p->backend.v2, info, &k) & (1u << SETTING_QUOTA);
 }
 
-static int load_state(const UserIdent *u, PenaltyState *st) {
+static int load_state(const Pass *p, const UserIdent *u, PenaltyState *st) {
         char why[128];
-        int r = penalty_state_load(arg_state_root, u->uid, st, why, sizeof why);
+        int r = penalty_state_load_at(p->state_dfd, u->uid, st, why, sizeof why);
 
         if (r < 0)
                 log_error(r,
@@ -241,12 +245,12 @@ static int decide_user(Pass *p, uid_t uid) {
         if (r < 0)
                 return log_error(r, "uid %u: %s", (unsigned) uid, strerror(-r));
         effective_policy(&u, &res);
-        r = load_state(&u, &st);
+        r = load_state(p, &u, &st);
         if (r < 0)
                 return r;
         if (!penalty_policy_enabled(&res.penalty) || !info) {
                 if (!arg_dry_run)
-                        (void) penalty_samples_remove(arg_state_root, uid);
+                        (void) penalty_samples_save_at(p->samples_dfd, uid, NULL);
                 if (st.level == 0 && !st.active)
                         return 0;
         } else
@@ -293,7 +297,12 @@ static int pass_uids(const Pass *p, const uid_t *saved, size_t n_saved, uid_t **
 }
 
 static int penalty_run(void) {
-        _cleanup_(pass_done) Pass p = { .now = realtime_usec(), .boottime = boottime_usec() };
+        _cleanup_(pass_done) Pass p = {
+                .now = realtime_usec(),
+                .boottime = boottime_usec(),
+                .samples_dfd = -EBADF,
+                .state_dfd = -EBADF,
+        };
         _cleanup_free_ uid_t *uids = NULL, *saved = NULL;
         size_t n = 0, n_saved = 0;
         CsError e = {};
@@ -315,6 +324,11 @@ static int penalty_run(void) {
                         (void) penalty_marker_set(arg_state_root, false);
                 return 0;
         }
+        p.state_dfd = penalty_state_dir_open(arg_state_root);
+        p.samples_dfd = penalty_samples_dir_open(arg_state_root, !arg_dry_run);
+        if (p.samples_dfd < 0 && p.samples_dfd != -ENOENT)
+                log_warning("cannot open " PENALTY_SAMPLE_DIR ": %s; no use is measured in this pass",
+                            strerror(-p.samples_dfd));
         r = backend_open_or_log(&p.backend, &arg_target);
         if (r < 0)
                 return r;

@@ -100,7 +100,7 @@ static int write_and_sync(int fd, mode_t mode, AtomicFileFlags flags, const Atom
         if ((flags & ATOMIC_FILE_OWNER_ROOT) && geteuid() == 0 && fchown(fd, 0, 0) < 0)
                 return negative_errno();
         r = write_all(ops, fd, buf, n);
-        if (r < 0)
+        if (r < 0 || (flags & ATOMIC_FILE_VOLATILE))
                 return r;
         return ops->fsync(fd) < 0 ? negative_errno() : 0;
 }
@@ -132,5 +132,5 @@ int atomic_file_replace_full(int dirfd, const char *name, mode_t mode, AtomicFil
                 return r;
         }
         /* the rename is durable once the directory is */
-        return fsync(dirfd) < 0 ? negative_errno() : 0;
+        return !(flags & ATOMIC_FILE_VOLATILE) && fsync(dirfd) < 0 ? negative_errno() : 0;
 }

@@ -65,20 +65,20 @@ int state_file_read(int dfd, const char *name, size_t max, char **ret, char *why
         return read_full_fd(fd, max, NULL, ret, NULL);
 }
 
-int state_file_write(int dfd, const char *name, AtomicFill fill, void *userdata) {
-        return atomic_file_replace(dfd, name, 0644, fill, userdata);
+int state_file_write(int dfd, const char *name, AtomicFileFlags flags, AtomicFill fill, void *userdata) {
+        return atomic_file_replace_full(dfd, name, 0644, flags, NULL, fill, userdata);
 }
 
 int state_file_remove(int dfd, const char *name) {
         return unlinkat(dfd, name, 0) < 0 && errno != ENOENT ? negative_errno() : 0;
 }
 
-int state_file_save(const char *path, const char *name, AtomicFill fill, void *userdata) {
+int state_file_save(const char *path, const char *name, AtomicFileFlags flags, AtomicFill fill, void *userdata) {
         _cleanup_close_ int dfd = state_dir_open(path, fill != NULL);
 
         if (dfd < 0)
                 return !fill && dfd == -ENOENT ? 0 : dfd;
-        return fill ? state_file_write(dfd, name, fill, userdata) : state_file_remove(dfd, name);
+        return fill ? state_file_write(dfd, name, flags, fill, userdata) : state_file_remove(dfd, name);
 }
 
 int state_dir_list_uids(const char *path, int (*name_to_uid)(const char *name, uid_t *ret), uid_t **ret,

@@ -22,15 +22,16 @@ int state_dir_open(const char *path, bool create);
  * -EFBIG over max. */
 int state_file_read(int dfd, const char *name, size_t max, char **ret, char *why, size_t why_len);
 
-/* Replaces name with what fill writes (mode 0644), atomically. */
-int state_file_write(int dfd, const char *name, AtomicFill fill, void *userdata);
+/* Replaces name with what fill writes (mode 0644), atomically; flags: ATOMIC_FILE_VOLATILE for
+ * a file under /run. */
+int state_file_write(int dfd, const char *name, AtomicFileFlags flags, AtomicFill fill, void *userdata);
 
 /* Removes name; 0 when it was not there. */
 int state_file_remove(int dfd, const char *name);
 
 /* name in the directory path: replaced with what fill writes (the directory made if missing), or,
  * with fill NULL, removed (0 when it or the directory is not there). */
-int state_file_save(const char *path, const char *name, AtomicFill fill, void *userdata);
+int state_file_save(const char *path, const char *name, AtomicFileFlags flags, AtomicFill fill, void *userdata);
 
 /* The keys of the regular files in the directory path that name_to_uid accepts (returns >= 0
  * for), in directory order, malloc()ed into *ret; none when the directory is missing. */

@@ -53,16 +53,20 @@ static int parse_line(PenaltySamples *s, const char *line) {
         return -EBADMSG;
 }
 
-int penalty_samples_load(const char *root, uid_t uid, PenaltySamples *ret) {
-        _cleanup_close_ int dfd = -EBADF;
+int penalty_samples_dir_open(const char *root, bool create) {
+        char d[PATH_MAX];
+
+        sample_dir(root, d);
+        return state_dir_open(d, create);
+}
+
+int penalty_samples_load_at(int dfd, uid_t uid, PenaltySamples *ret) {
         _cleanup_free_ char *text = NULL;
         PenaltySamples s = {};
-        char d[PATH_MAX], name[16];
+        char name[16];
         int r;
 
         *ret = (PenaltySamples) {};
-        sample_dir(root, d);
-        dfd = state_dir_open(d, false);
         if (dfd < 0)
                 return dfd == -ENOENT ? 0 : dfd;
         snprintf(name, sizeof name, "%u", (unsigned) uid);
@@ -83,6 +87,12 @@ int penalty_samples_load(const char *root, uid_t uid, PenaltySamples *ret) {
         return 0;
 }
 
+int penalty_samples_load(const char *root, uid_t uid, PenaltySamples *ret) {
+        _cleanup_close_ int dfd = penalty_samples_dir_open(root, false);
+
+        return penalty_samples_load_at(dfd, uid, ret);
+}
+
 static int fill_samples(FILE *f, void *userdata) {
         const PenaltySamples *s = userdata;
 
@@ -95,12 +105,22 @@ static int fill_samples(FILE *f, void *userdata) {
         return ferror(f) ? -EIO : 0;
 }
 
-int penalty_samples_save(const char *root, uid_t uid, const PenaltySamples *s) {
-        char d[PATH_MAX], name[16];
+int penalty_samples_save_at(int dfd, uid_t uid, const PenaltySamples *s) {
+        char name[16];
 
-        sample_dir(root, d);
+        if (dfd < 0)
+                return dfd;
         snprintf(name, sizeof name, "%u", (unsigned) uid);
-        return state_file_save(d, name, s ? fill_samples : NULL, (void *) s);
+        return s ? state_file_write(dfd, name, ATOMIC_FILE_VOLATILE, fill_samples, (void *) s)
+                 : state_file_remove(dfd, name);
+}
+
+int penalty_samples_save(const char *root, uid_t uid, const PenaltySamples *s) {
+        _cleanup_close_ int dfd = penalty_samples_dir_open(root, s != NULL);
+
+        if (!s && dfd == -ENOENT)
+                return 0;
+        return penalty_samples_save_at(dfd, uid, s);
 }
 
 int penalty_samples_remove(const char *root, uid_t uid) {

@@ -11,6 +11,7 @@
  * children's included, so that `make` covers the compilers it waited for. A process that started
  * and ended between two passes is not seen, and counts as use. */
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -44,6 +45,12 @@ typedef struct PenaltySamples {
 int penalty_samples_load(const char *root, uid_t uid, PenaltySamples *ret);
 int penalty_samples_save(const char *root, uid_t uid, const PenaltySamples *s);
 int penalty_samples_remove(const char *root, uid_t uid);
+/* The same from the directory, opened once for a whole pass (with create, made if missing):
+ * load_at takes -ENOENT for the empty history, save_at with s NULL removes. The files are not
+ * fsync()ed: /run is gone at a reboot anyway. */
+int penalty_samples_dir_open(const char *root, bool create);
+int penalty_samples_load_at(int dfd, uid_t uid, PenaltySamples *ret);
+int penalty_samples_save_at(int dfd, uid_t uid, const PenaltySamples *s);
 void penalty_samples_done(PenaltySamples *s);
 
 /* The processes among pids (of one slice) whose name is in exempt (NULL-terminated), read from

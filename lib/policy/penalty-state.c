@@ -70,19 +70,21 @@ static int parse_state(char *text, PenaltyState *ret) {
         return 0;
 }
 
-int penalty_state_load(const char *root, uid_t uid, PenaltyState *ret, char *why, size_t why_len) {
-        _cleanup_close_ int dfd = -EBADF;
+int penalty_state_dir_open(const char *root) {
+        char d[PATH_MAX];
+
+        state_dir(root, d);
+        return state_dir_open(d, false);
+}
+
+int penalty_state_load_at(int dfd, uid_t uid, PenaltyState *ret, char *why, size_t why_len) {
         _cleanup_free_ char *text = NULL;
-        char d[PATH_MAX], name[16];
+        char name[16];
         int r;
 
         *ret = (PenaltyState) {};
-        state_dir(root, d);
-        dfd = state_dir_open(d, false);
-        if (dfd == -ENOENT)
-                return 0;
         if (dfd < 0)
-                return dfd;
+                return dfd == -ENOENT ? 0 : dfd;
         uid_name(uid, name);
         r = state_file_read(dfd, name, STATE_MAX, &text, why, why_len);
         if (r < 0 || !text)
@@ -91,6 +93,12 @@ int penalty_state_load(const char *root, uid_t uid, PenaltyState *ret, char *why
         if (r < 0 && why)
                 snprintf(why, why_len, "does not parse as a penalty state");
         return r;
+}
+
+int penalty_state_load(const char *root, uid_t uid, PenaltyState *ret, char *why, size_t why_len) {
+        _cleanup_close_ int dfd = penalty_state_dir_open(root);
+
+        return penalty_state_load_at(dfd, uid, ret, why, why_len);
 }
 
 static int fill_state(FILE *f, void *userdata) {
@@ -108,7 +116,7 @@ int penalty_state_save(const char *root, uid_t uid, const PenaltyState *s) {
 
         state_dir(root, d);
         uid_name(uid, name);
-        return state_file_save(d, name, empty ? NULL : fill_state, (void *) s);
+        return state_file_save(d, name, 0, empty ? NULL : fill_state, (void *) s);
 }
 
 int penalty_state_remove(const char *root, uid_t uid) {

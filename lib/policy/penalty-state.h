@@ -17,6 +17,10 @@
  * -EBADMSG for one that does not parse (a key missing, repeated or unknown, a bad number, active
  * without a level, an end before its start): the caller must not take either for "no penalty". */
 int penalty_state_load(const char *root, uid_t uid, PenaltyState *ret, char *why, size_t why_len);
+/* The same from the directory, opened once for many users: penalty_state_dir_open() returns its
+ * fd or -errno, and load_at takes -ENOENT (no directory) for the empty state. */
+int penalty_state_dir_open(const char *root);
+int penalty_state_load_at(int dfd, uid_t uid, PenaltyState *ret, char *why, size_t why_len);
 /* Replaces the file (directories 0755, file 0644 whatever the umask); the empty state removes it. */
 int penalty_state_save(const char *root, uid_t uid, const PenaltyState *s);
 /* The uids that have a file, in directory order; none when the directory is missing. */

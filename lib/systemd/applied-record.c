@@ -93,7 +93,7 @@ int applied_record_save(const char *root, uid_t uid, const AppliedRecord *rec) {
                 empty = empty && !rec->prop[p].set;
         record_dir(root, d);
         slice_name(uid, name);
-        return state_file_save(d, name, empty ? NULL : fill_record, (void *) rec);
+        return state_file_save(d, name, ATOMIC_FILE_VOLATILE, empty ? NULL : fill_record, (void *) rec);
 }
 
 void applied_record_note(AppliedRecord *rec, BusProp p, uint64_t value, const char *dropin) {

@@ -77,7 +77,7 @@ static void test_write_read_remove(void **state) {
         assert_int_equal(state_file_read(dfd, "1001", 64, &text, why, sizeof why), 0);
         assert_null(text);
         old = umask(0777);
-        assert_int_equal(state_file_write(dfd, "1001", fill_hello, (char[]) { "level 2\n" }), 0);
+        assert_int_equal(state_file_write(dfd, "1001", 0, fill_hello, (char[]) { "level 2\n" }), 0);
         umask(old);
         snprintf(p, sizeof p, "%s/1001", dir);
         assert_int_equal(mode_of(p), 0644);
@@ -133,9 +133,9 @@ static void test_list_uids(void **state) {
 
         dfd = state_dir_open(dir, false);
         assert_true(dfd >= 0);
-        assert_int_equal(state_file_write(dfd, "1001", fill_hello, (char[]) { "x" }), 0);
-        assert_int_equal(state_file_write(dfd, "1002", fill_hello, (char[]) { "x" }), 0);
-        assert_int_equal(state_file_write(dfd, "notes", fill_hello, (char[]) { "x" }), 0); /* not a key: skipped */
+        assert_int_equal(state_file_write(dfd, "1001", 0, fill_hello, (char[]) { "x" }), 0);
+        assert_int_equal(state_file_write(dfd, "1002", 0, fill_hello, (char[]) { "x" }), 0);
+        assert_int_equal(state_file_write(dfd, "notes", 0, fill_hello, (char[]) { "x" }), 0); /* not a key: skipped */
         snprintf(p, sizeof p, "%s/1003", dir);
         assert_int_equal(mkdir(p, 0755), 0); /* not a regular file: skipped */
         close(dfd);

@@ -192,7 +192,8 @@ static int load_state(const Pass *p, const UserIdent *u, PenaltyState *st) {
 
         if (r < 0)
                 log_error(r,
-                          "%s (uid %u): the penalty state " PENALTY_STATE_DIR "/%u %s; nothing is decided for "
+                          "%s (uid %u): the penalty state " PENALTY_STATE_DIR
+                          "/%u is refused (%s); nothing is decided for "
                           "this user until it is fixed or removed ('slicectl penalty clear %u'): a cap on the "
                           "running slice stays, a new login gets the configured values",
                           u->name, (unsigned) u->uid, (unsigned) u->uid,

@@ -45,6 +45,7 @@ HOST_FAMILIES = {
     "cpuslice_config_errors": "gauge",
     "cpuslice_slices": "gauge",
     "cpuslice_slices_skipped": "gauge",
+    "cpuslice_penalty_states_refused": "gauge",
     "cpuslice_metrics_timestamp_seconds": "gauge",
 }
 FAMILIES = dict(SLICE_FAMILIES, **HOST_FAMILIES)
@@ -114,10 +115,11 @@ def by_user(fam):
     return {dict(k)["user"]: v for k, v in fam["samples"].items()}
 
 
-def metrics(tree, *args, **kw):
+def metrics(tree, *args, stderr="", **kw):
+    """stderr: what it must print there (a regular expression) when it succeeds."""
     p = run(tree, "metrics", *args, **kw)
     if kw.get("rc", 0) == 0:
-        check(p.stderr == "", "metrics: stderr %r" % p.stderr)
+        check(re.fullmatch(stderr, p.stderr), "metrics: stderr %r" % p.stderr)
     return p
 
 
@@ -139,7 +141,9 @@ def case_layouts():
                           "clean_since 0\ncause 3000000\n")
             penalty_state(t, 1500, "level 1\nactive 0\nsince 1700000000000000\nuntil 1700003600000000\n"
                           "clean_since 1700003600000000\ncause 2000000\n")
-            p = metrics(t)
+            penalty_state(t, 1002, "level 1\nactive 1\n")  # truncated: refused, not level 0
+            p = metrics(t, stderr=r"slicectl: warning: uid 1002: the penalty state \S+/1002 is refused \(does "
+                                  r"not parse as a penalty state\); its level is left out\n")
             promtool_ok(p.stdout, layout)
             fams, order = parse(p.stdout)
             check(order == list(FAMILIES), "%s: families %r" % (layout, order))
@@ -163,7 +167,7 @@ def case_layouts():
                         if s[key] is not None}
                 check(got == want, "%s: %s %r, list says %r" % (layout, fam, got, want))
             level = by_user(fams["cpuslice_penalty_level"])
-            check(level == {"alice": 2, "bob": 0, "dave": 1}, "%s: penalty levels %r" % (layout, level))
+            check(level == {"alice": 2, "dave": 1}, "%s: penalty levels, none for refused bob %r" % (layout, level))
             until = by_user(fams["cpuslice_penalty_until_seconds"])
             check(until == {"alice": 1800003600}, "%s: only alice's capped penalty has an end %r" % (layout, until))
             weight = by_user(fams["cpuslice_cpu_weight"])
@@ -179,7 +183,8 @@ def case_layouts():
                 user = by_user(fams["cpuslice_cpu_user_seconds_total"])
                 check(user["alice"] == 12.3, "user seconds %r" % user)
             host = {n: fams[n]["samples"].get(()) for n in HOST_FAMILIES}
-            check(host["cpuslice_slices"] == 3 and host["cpuslice_config_errors"] == 0, "%s: host %r" % (layout, host))
+            check(host["cpuslice_slices"] == 3 and host["cpuslice_config_errors"] == 0 and
+                  host["cpuslice_penalty_states_refused"] == 1, "%s: host %r" % (layout, host))
         finally:
             t.cleanup()
 

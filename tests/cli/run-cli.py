@@ -326,19 +326,21 @@ def case_slice_root():
         t.cleanup()
 
 
-def closed_after_read(path, timeout=60.0):
-    """Waits until some process that read path closes it (inotify IN_CLOSE_NOWRITE): the moment
-    slicectl has taken its first sample, however long its start took."""
-    import ctypes
-    libc = ctypes.CDLL(None, use_errno=True)
-    fd = libc.inotify_init1(os.O_CLOEXEC)
-    check(fd >= 0, "inotify_init1")
-    try:
-        check(libc.inotify_add_watch(fd, path.encode(), 0x10) >= 0, "inotify watch on %s" % path)  # IN_CLOSE_NOWRITE
-        r, _, _ = select.select([fd], [], [], timeout)
-        check(bool(r), "%s was never read" % path)
-    finally:
-        os.close(fd)
+class ReadWatch:
+    """inotify IN_CLOSE_NOWRITE on path: wait() returns once some process that read it closed it.
+    Made before slicectl starts, so that its first read cannot come before the watch."""
+
+    def __init__(self, path):
+        import ctypes
+        self.libc = ctypes.CDLL(None, use_errno=True)
+        self.fd = self.libc.inotify_init1(os.O_CLOEXEC)
+        check(self.fd >= 0, "inotify_init1")
+        check(self.libc.inotify_add_watch(self.fd, path.encode(), 0x10) >= 0, "inotify watch on %s" % path)
+
+    def wait(self, timeout=60.0):
+        r, _, _ = select.select([self.fd], [], [], timeout)
+        check(bool(r), "never read")
+        os.close(self.fd)
 
 
 def case_cpu_percent():
@@ -347,11 +349,12 @@ def case_cpu_percent():
     try:
         t.add_slice(1001, usage_usec=1000000)
         stat = t.slice_dir(1001, "unified") + "/cpu.stat"
+        watch = ReadWatch(t.path(stat))
 
         def bump():
             # after the first sample, whenever that is (start-up under ASan or valgrind on a loaded
             # machine can outlast any fixed delay), and well before the second
-            closed_after_read(t.path(stat))
+            watch.wait()
             t.write(stat, "usage_usec 1250000\nuser_usec 0\nsystem_usec 0\n")
 
         th = threading.Thread(target=bump)

@@ -96,7 +96,7 @@ static void log_diags(Login *l) {
 }
 
 static void log_resolution(Login *l) {
-        char w[CPU_FORMAT_MAX], q[CPU_FORMAT_MAX], p[CPU_FORMAT_MAX];
+        char w[CPU_FORMAT_MAX], q[CPU_FORMAT_MAX], p[CPU_FORMAT_MAX], share[SHARE_FORMAT_MAX];
 
         if (!l->args.debug)
                 return;
@@ -109,6 +109,8 @@ static void log_resolution(Login *l) {
         pam_syslog(l->h, LOG_DEBUG, "%s (uid %u): CPUWeight=%s CPUQuota=%s CPUQuotaPeriodSec=%s", l->user_esc,
                    (unsigned) l->user.uid, cpu_weight_format(l->res.limits.weight, w),
                    cpu_quota_format(l->res.limits.quota_per_sec, q), cpu_period_format(l->res.limits.period_usec, p));
+        if (resolved_share_format(&l->res, share))
+                pam_syslog(l->h, LOG_DEBUG, "%s: the CPUQuota= is %s", l->user_esc, share);
 }
 
 /* A penalty the timer's pass gave this user holds across logins: the stricter of the config's
@@ -139,6 +141,7 @@ static int resolve_settings(Login *l) {
                 return fail(l, "out of memory reading the config");
         if (r < 0)
                 return fail(l, "a config file was refused (see above)");
+        slice_target_count_cpus(&l->args.target, &l->rules);
         r = rules_resolve(&l->rules, &l->user, &l->res);
         if (r < 0)
                 return fail(l, "group lookup failed: %s", strerror(-r));

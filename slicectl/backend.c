@@ -146,13 +146,14 @@ void backend_print_manager_view(const SliceBackend *b, uid_t uid) {
         bus_slice_view_done(&v);
 }
 
-/* Setting ↔ BusProp: the module's settings after CPUSlice= are systemd's three properties */
+/* Setting ↔ BusProp: the module's settings after CPUSlice= are systemd's three properties, and
+ * CPUQuotaShare= is one more spelling of CPUQuota= */
 static Setting prop_setting(BusProp p) {
         return (Setting) (p + SETTING_WEIGHT);
 }
 
 static BusProp setting_prop(Setting s) {
-        return (BusProp) (s - SETTING_WEIGHT);
+        return s == SETTING_QUOTA_SHARE ? setting_prop(SETTING_QUOTA) : (BusProp) (s - SETTING_WEIGHT);
 }
 
 unsigned backend_owned_settings(const SliceBackend *b, const Resolved *res) {

@@ -115,12 +115,19 @@ static int explain_json(const RuleSet *rs, UserIdent *u, const Resolved *res) {
         json_string(&j, "reason", login_skip_reason(res));
         json_open(&j, "settings", '[');
         for (Setting s = 0; s < _SETTING_MAX; s++) {
-                const Rule *w = res->source[s];
-                char buf[CPU_FORMAT_MAX];
+                const Rule *w = resolved_holder(res, s);
+                char buf[CPU_FORMAT_MAX], share[SHARE_FORMAT_MAX];
 
+                if (setting_is_spelling(s))
+                        continue;
                 json_open(&j, NULL, '{');
                 json_string(&j, "setting", setting_to_string(s));
                 json_string(&j, "value", setting_value(res, s, buf));
+                if (s == SETTING_QUOTA) {
+                        json_string(&j, "share",
+                                    resolved_share_format(res, share) ? cpu_quota_format(w->quota_share, buf) : NULL);
+                        json_u64(&j, "cpus", res->share_cpus);
+                }
                 if (w) {
                         json_open(&j, "source", '{');
                         json_rule(&j, rs, w);
@@ -132,7 +139,7 @@ static int explain_json(const RuleSet *rs, UserIdent *u, const Resolved *res) {
                         const Rule *l = &rs->rules[i];
                         int r;
 
-                        if (l == w || !(l->mask & (1u << s)))
+                        if (l == w || !(l->mask & setting_rivals(s)))
                                 continue;
                         r = rule_matches(l, u);
                         if (r < 0)
@@ -211,11 +218,16 @@ int verb_explain(int argc, char **argv) {
         if (u.uid == 0)
                 printf("root gets a slice only through lines that name it (root or 0).\n");
         for (Setting s = 0; s < _SETTING_MAX; s++) {
-                const Rule *w = res.source[s];
-                char buf[CPU_FORMAT_MAX];
+                const Rule *w = resolved_holder(&res, s);
+                char buf[CPU_FORMAT_MAX], share[SHARE_FORMAT_MAX];
 
+                if (setting_is_spelling(s))
+                        continue;
                 putchar('\n');
-                print_line(stdout, "%s=%s", setting_to_string(s), setting_value(&res, s, buf));
+                if (s == SETTING_QUOTA && resolved_share_format(&res, share))
+                        print_line(stdout, "%s=%s (%s)", setting_to_string(s), setting_value(&res, s, buf), share);
+                else
+                        print_line(stdout, "%s=%s", setting_to_string(s), setting_value(&res, s, buf));
                 if (!w && s == SETTING_SLICE && !res.matched) {
                         printf("  no line     no config line matches this user\n");
                         continue;
@@ -239,7 +251,7 @@ int verb_explain(int argc, char **argv) {
                 for (size_t i = 0; i < rs.n; i++) {
                         const Rule *l = &rs.rules[i];
 
-                        if (l == w || !(l->mask & (1u << s)))
+                        if (l == w || !(l->mask & setting_rivals(s)))
                                 continue;
                         r = rule_matches(l, &u);
                         if (r < 0)

@@ -247,7 +247,7 @@ static int apply_live(const Domain *domain, unsigned mask, const char *path) {
                 if (filter_match(&f, &u) <= 0 || rules_resolve(&rs, &u, &res) < 0)
                         continue;
                 for (Setting s = 0; s < _SETTING_MAX; s++) {
-                        const Rule *w = res.source[s];
+                        const Rule *w = resolved_holder(&res, s);
 
                         if (!(mask & (1u << s)) || !w)
                                 continue;

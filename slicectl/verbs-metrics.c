@@ -37,6 +37,15 @@ static bool m_quota(const SliceRow *r, PromValue *ret) {
         return true;
 }
 
+static bool m_quota_share(const SliceRow *r, PromValue *ret) {
+        const Rule *w = r->have_config ? r->res.source[SETTING_QUOTA_SHARE] : NULL;
+
+        if (!w)
+                return false;
+        *ret = PROM_DOUBLE((double) w->quota_share / (double) USEC_PER_SEC);
+        return true;
+}
+
 static bool m_sessions(const SliceRow *r, PromValue *ret) {
         *ret = PROM_U64(r->info.n_scopes);
         return true;
@@ -90,6 +99,9 @@ static const struct {
           "0 for CPUWeight=idle." },
         { "cpuslice_cpu_quota_cpus", PROM_GAUGE, FUNC(m_quota),
           "CPUQuota= in force for the user's slice, in CPUs (quota / period); absent when unlimited." },
+        { "cpuslice_cpu_quota_share", PROM_GAUGE, FUNC(m_quota_share),
+          "CPUQuotaShare= the config gives the user, as a fraction of the CPUs users can run on; absent when "
+          "the quota is given as CPUQuota= or not at all." },
         { "cpuslice_sessions", PROM_GAUGE, FUNC(m_sessions), "Session scopes in the user's slice." },
         { "cpuslice_penalty_level", PROM_GAUGE, FUNC(m_penalty_level),
           "The user's sustained-use penalty level (0: none; slicectl penalty list); absent when the "

@@ -56,6 +56,18 @@ int cpu_quota_parse(const char *s, uint64_t *ret_per_sec) {
         return 0;
 }
 
+int cpu_share_parse(const char *s, uint64_t *ret) {
+        uint64_t v;
+        int r = cpu_quota_parse(s, &v);
+
+        if (r < 0)
+                return r;
+        if (v == CPU_QUOTA_INFINITY || v > USEC_PER_SEC)
+                return -ERANGE;
+        *ret = v;
+        return 0;
+}
+
 int cpu_period_parse(const char *s, uint64_t *ret_usec) {
         uint64_t usec = 0;
         int r = parse_sec(s, &usec);

@@ -51,6 +51,13 @@ typedef struct CpuKernelValues {
 int cpu_weight_parse(const char *s, uint64_t *ret);
 int cpu_quota_parse(const char *s, uint64_t *ret_per_sec);
 int cpu_period_parse(const char *s, uint64_t *ret_usec);
+/* CPUQuotaShare=: "N%" above 0 and up to 100 % (of all the CPUs), in CPUQuota='s units
+ * (USEC_PER_SEC is 100 %); -ERANGE outside. */
+int cpu_share_parse(const char *s, uint64_t *ret);
+/* The absolute quota (µs per second) a share gives on cpus CPUs. */
+static inline uint64_t cpu_quota_of_share(uint64_t share, unsigned cpus) {
+        return share * cpus;
+}
 
 uint64_t cpu_weight_to_shares(uint64_t weight);
 uint64_t cpu_shares_to_weight(uint64_t shares);

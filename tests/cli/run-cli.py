@@ -555,10 +555,10 @@ def case_check():
         want = [bad + ":1: error: bad CPUWeight= value '0' (allowed: 1..10000 or idle); line skipped",
                 bad + ":2: error: bad CPUQuota= value '50' (allowed:",
                 bad + ":5: error: unknown setting 'Weight=' (allowed: CPUSlice=, CPUWeight=, CPUQuota=, "
-                "CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); line skipped",
+                "CPUQuotaShare=, CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); line skipped",
                 # a typo costs only itself, the rest of the line applies
                 bad + ":6: error: unknown setting 'CPUWieght=' (allowed: CPUSlice=, CPUWeight=, CPUQuota=, "
-                "CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); setting skipped",
+                "CPUQuotaShare=, CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); setting skipped",
                 bad + ":3: warning: unknown user 'nobodyhere'",
                 bad + ":4: warning: unknown group 'nogroup2'"]
         lines = p.stderr.splitlines()
@@ -828,6 +828,39 @@ def case_set_unified():
         check(t.read(d + "/cpu.max") == "25000 200000\n", "cpu.max %r" % t.read(d + "/cpu.max"))
         run(t, "set", "alice", "CPUWeight=idle")
         check(t.read(t.slice_dir(1001) + "/cpu.idle") == "1\n", "idle")
+    finally:
+        t.cleanup()
+
+
+def case_quota_share():
+    """CPUQuotaShare= resolves against the CPUs of the slices' cpuset: set, explain, status, JSON."""
+    t = standard_tree("unified")
+    try:
+        # the cgroup that holds the slices runs on 64 CPUs (cgroup v2 cpuset)
+        t.write("user.slice/cpuset.cpus.effective", "0-31,64-95\n")
+        p = run(t, "set", "bob", "CPUQuota=50%")
+        run(t, "set", "bob", "CPUQuotaShare=25%")
+        dropin = t.read(os.path.relpath(os.path.join(t.confdir, "50-slicectl.conf"), t.root))
+        check(dropin.endswith("\nbob CPUQuotaShare=25%\n"), "one spelling replaces the other: %r" % dropin)
+        check(t.read(t.slice_dir(1002) + "/cpu.max") == "1600000 100000\n", "16 CPUs: %r" % t.read(t.slice_dir(1002) + "/cpu.max"))
+        p = run(t, "explain", "bob")
+        check("\nCPUQuota=1600% (CPUQuotaShare=25% of 64 CPUs)\n  wins        " in p.stdout, "explain: %r" % p.stdout)
+        j = json.loads(run(t, "explain", "bob", "--json").stdout)
+        q = [x for x in j["settings"] if x["setting"] == "CPUQuota"]
+        check(len(q) == 1 and q[0]["value"] == "1600%" and q[0]["share"] == "25%" and q[0]["cpus"] == 64 and
+              q[0]["source"]["rule"] == "bob CPUQuotaShare=25%", "explain --json: %r" % q)
+        check(not [x for x in j["settings"] if x["setting"] == "CPUQuotaShare"], "one entry for the quota")
+        p = run(t, "status", "bob")
+        check(re.search(r"\nCPUQuota= +1600% +1600% +\S+50-slicectl.conf:\d+ \(CPUQuotaShare=25% of 64 CPUs\)\n",
+                        p.stdout), "status: %r" % p.stdout)
+        # the CPUs change (a hotplug, a new cpuset): apply resolves the share again
+        t.write("user.slice/cpuset.cpus.effective", "0-7\n")
+        run(t, "apply", "bob")
+        check(t.read(t.slice_dir(1002) + "/cpu.max") == "200000 100000\n", "8 CPUs: %r" % t.read(t.slice_dir(1002) + "/cpu.max"))
+        one_line_error(run(t, "set", "bob", "CPUQuotaShare=150%", rc=1), "bad CPUQuotaShare= value '150%'")
+        one_line_error(run(t, "set", "bob", "CPUQuota=10%", "CPUQuotaShare=10%", rc=1), "one quota per line")
+        run(t, "unset", "bob", "CPUQuotaShare")
+        check(t.read(t.slice_dir(1002) + "/cpu.max").startswith("max "), "unset: %r" % t.read(t.slice_dir(1002) + "/cpu.max"))
     finally:
         t.cleanup()
 

@@ -37,6 +37,7 @@ SLICE_FAMILIES = {
     "cpuslice_cpu_pressure_some_seconds_total": "counter",
     "cpuslice_cpu_weight": "gauge",
     "cpuslice_cpu_quota_cpus": "gauge",
+    "cpuslice_cpu_quota_share": "gauge",
     "cpuslice_sessions": "gauge",
     "cpuslice_penalty_level": "gauge",
     "cpuslice_penalty_until_seconds": "gauge",
@@ -142,6 +143,7 @@ def case_layouts():
             penalty_state(t, 1500, "level 1\nactive 0\nsince 1700000000000000\nuntil 1700003600000000\n"
                           "clean_since 1700003600000000\ncause 2000000\n")
             penalty_state(t, 1002, "level 1\nactive 1\n")  # truncated: refused, not level 0
+            t.config("bob CPUQuotaShare=12.5%\n", name="20-share.conf")
             p = metrics(t, stderr=r"slicectl: warning: uid 1002: the penalty state \S+/1002 is refused \(does "
                                   r"not parse as a penalty state\); its level is left out\n")
             promtool_ok(p.stdout, layout)
@@ -174,6 +176,8 @@ def case_layouts():
             check(weight == {"alice": 400, "bob": 0, "dave": 100}, "%s: weight (idle is 0) %r" % (layout, weight))
             quota = by_user(fams["cpuslice_cpu_quota_cpus"])
             check(quota == {"alice": 0.5, "dave": 1.5}, "%s: quota, none for unlimited bob: %r" % (layout, quota))
+            share = by_user(fams["cpuslice_cpu_quota_share"])
+            check(share == {"bob": 0.125}, "%s: the config's share, bob's alone: %r" % (layout, share))
             psi = by_user(fams["cpuslice_cpu_pressure_some_seconds_total"])
             if layout == "legacy":
                 check(psi == {}, "legacy: no PSI, no pressure samples: %r" % psi)

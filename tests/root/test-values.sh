@@ -26,6 +26,13 @@ out=$(login bob -- cat "$CPU/user.slice/user-1002.slice/cpu.cfs_quota_us" "$CPU/
 [ "$(echo $out)" = "1000 200000 1024" ] || fail "bob: $out"
 echo "bob: CPUQuota=0.5% -> cfs_quota_us=1000 cfs_period_us=200000"
 
+# CPUQuotaShare= is of the CPUs users can run on: on this hybrid tree (no v2 cpuset) the online ones
+write_conf '* CPUWeight=100' 'bob CPUQuotaShare=50%'
+cpus=$(getconf _NPROCESSORS_ONLN)
+out=$(login bob -- cat "$CPU/user.slice/user-1002.slice/cpu.cfs_quota_us" "$CPU/user.slice/user-1002.slice/cpu.cfs_period_us")
+[ "$(echo $out)" = "$((cpus * 50000)) 100000" ] || fail "bob: CPUQuotaShare=50% of $cpus CPUs gave $out"
+echo "bob: CPUQuotaShare=50% of $cpus CPUs -> cfs_quota_us=$((cpus * 50000))"
+
 # a background job that outlives the session keeps its scope; nothing else is touched
 login carol --env XDG_SESSION_ID=bg -- sh -c 'sleep 3 >/dev/null 2>&1 & echo $! > '"$T/bg.pid"
 [ -d "$CPU/user.slice/user-1003.slice/session-bg.scope" ] || fail "populated scope was removed"

@@ -341,6 +341,17 @@ static const char *session_id(Login *l) {
         return id;
 }
 
+/* The kernel refuses a burst above the quota per period, and one without a quota means nothing. */
+static void log_burst_dropped(Login *l, const CpuKernelValues *k) {
+        char b[CPU_FORMAT_MAX];
+
+        if (k->burst_dropped)
+                pam_syslog(l->h, LOG_WARNING, "%s: CPUBurst=%s left out: %s", l->user_esc,
+                           cpu_period_format(l->res.limits.burst_usec, b),
+                           k->quota_usec == CPU_QUOTA_INFINITY ? "no CPUQuota= to burst above"
+                                                               : "more than the quota per period");
+}
+
 static int apply_cgroupfs(Login *l) {
         _cleanup_(cgfs_close) Cgfs c = { .root_fd = -EBADF };
         SessionState *st = calloc(1, sizeof *st);
@@ -360,10 +371,14 @@ static int apply_cgroupfs(Login *l) {
                 pam_syslog(l->h, LOG_WARNING,
                            "%s: CPUQuota= raised to the kernel's minimum of 1ms per %" PRIu64 "us period",
                            l->user_esc, k.period_usec);
+        log_burst_dropped(l, &k);
         r = slice_target_open_cgfs(&l->args.target, NULL, &c, &e);
         c.max_scopes = l->args.max_scopes;
         if (r >= 0)
                 r = cgfs_open_session(&c, l->user.uid, session_id(l), getpid(), &k, &st->s, &e);
+        if (r >= 0 && c.burst_missing)
+                pam_syslog(l->h, LOG_WARNING, "%s: CPUBurst= left out: this kernel has no CPU burst (Linux 5.14+)",
+                           l->user_esc);
         if (r >= 0 && !st->s.scope[0]) {
                 if (l->args.debug)
                         pam_syslog(l->h, LOG_DEBUG, "%s: already in user-%u.slice; left where it is", l->user_esc,

@@ -241,14 +241,16 @@ void backend_report_apply(const SliceBackend *b, const char *user, uid_t uid, co
 int backend_admin_value(const SliceTarget *t, uid_t uid, Setting s, char value[static CPU_FORMAT_MAX], char *path,
                         size_t n) {
         AdminValue kind = ADMIN_VALUE_PERSISTENT;
-        BusProp p = setting_prop(s);
+        BusProp p;
         char *one[1] = { path };
         AppliedRecord rec;
         uint64_t v;
         int r;
 
-        if (s < SETTING_WEIGHT || s >= _SETTING_MAX || !slice_target_uses_systemd(t))
+        /* CPUBurst= has no systemd property: nothing an admin could hold */
+        if (s < SETTING_WEIGHT || s >= _SETTING_MAX || s == SETTING_BURST || !slice_target_uses_systemd(t))
                 return ADMIN_VALUE_NONE;
+        p = setting_prop(s);
         r = control_dropin_path(t->bus.root, false, uid, p, path, n);
         if (r < 0)
                 return r;

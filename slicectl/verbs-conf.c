@@ -28,6 +28,8 @@ static const char *setting_value(const Resolved *res, Setting s, char buf[static
                 return cpu_quota_format(res->limits.quota_per_sec, buf);
         case SETTING_PERIOD:
                 return cpu_period_format(res->limits.period_usec, buf);
+        case SETTING_BURST:
+                return cpu_period_format(res->limits.burst_usec, buf);
         default:
                 return "?";
         }
@@ -320,6 +322,31 @@ static void check_penalties(const RuleSet *rs, DiagList *d) {
         }
 }
 
+/* A CPUBurst= on a line whose own CPUQuota= (and period) leave less per period: the kernel would
+ * refuse it, so a login leaves it out. A quota from another line is the resolution's to judge. */
+static void check_bursts(const RuleSet *rs, DiagList *d) {
+        for (size_t i = 0; i < rs->n; i++) {
+                const Rule *r = &rs->rules[i];
+                CpuLimits l = CPU_LIMITS_DEFAULT;
+                CpuKernelValues k;
+                char b[CPU_FORMAT_MAX], q[CPU_FORMAT_MAX];
+
+                if (!(r->mask & (1u << SETTING_BURST)) || !(r->mask & (1u << SETTING_QUOTA)))
+                        continue;
+                l.quota_per_sec = r->quota_per_sec;
+                l.burst_usec = r->burst_usec;
+                if (r->mask & (1u << SETTING_PERIOD))
+                        l.period_usec = r->period_usec;
+                cpu_limits_to_kernel(&l, &k);
+                if (k.burst_dropped)
+                        diag_add(d, DIAG_ERROR, rule_file(rs, r), r->line,
+                                 "CPUBurst=%s is more than this line's quota per period (%s): the kernel refuses "
+                                 "it, a login leaves it out",
+                                 cpu_period_format(r->burst_usec, b),
+                                 k.quota_usec == CPU_QUOTA_INFINITY ? "none" : cpu_period_format(k.quota_usec, q));
+        }
+}
+
 int check_collect(int argc, char **argv, DiagList *d) {
         _cleanup_(ruleset_done) RuleSet rs = {};
         int r;
@@ -343,6 +370,7 @@ int check_collect(int argc, char **argv, DiagList *d) {
         }
         check_names(&rs, d);
         check_penalties(&rs, d);
+        check_bursts(&rs, d);
         return 0;
 }
 

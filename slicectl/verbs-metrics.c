@@ -99,6 +99,9 @@ static const struct {
           "0 for CPUWeight=idle." },
         { "cpuslice_cpu_quota_cpus", PROM_GAUGE, FUNC(m_quota),
           "CPUQuota= in force for the user's slice, in CPUs (quota / period); absent when unlimited." },
+        { "cpuslice_cpu_burst_seconds", PROM_GAUGE, FIELD(PROM_VALUE_USEC, info.burst_usec),
+          "CPUBurst= in force for the user's slice (cpu.max.burst / cpu.cfs_burst_us); absent where the "
+          "kernel has no burst (before Linux 5.14)." },
         { "cpuslice_cpu_quota_share", PROM_GAUGE, FUNC(m_quota_share),
           "CPUQuotaShare= the config gives the user, as a fraction of the CPUs users can run on; absent when "
           "the quota is given as CPUQuota= or not at all." },

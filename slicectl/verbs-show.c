@@ -247,6 +247,11 @@ static void status_lines(bool v2, const Resolved *res, const SliceInfo *info, St
                 if (resolved_share_format(res, lines[SETTING_QUOTA].note_buf))
                         lines[SETTING_QUOTA].note = lines[SETTING_QUOTA].note_buf;
                 cpu_period_format(res->limits.period_usec, lines[SETTING_PERIOD].config); /* as explain says */
+                cpu_period_format(k.burst_usec, lines[SETTING_BURST].config);
+                if (k.burst_dropped)
+                        lines[SETTING_BURST].note = k.quota_usec == CPU_QUOTA_INFINITY
+                                                            ? "left out: no CPUQuota= to burst above"
+                                                            : "left out: more than the quota per period";
                 if (k.period_usec != res->limits.period_usec) {
                         char p[CPU_FORMAT_MAX];
 

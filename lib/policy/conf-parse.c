@@ -66,8 +66,8 @@ static bool is_setting_prefix(const char *s) {
 
 /* Every key a config line may give: the CPU settings, then the penalty keys. */
 static const char *keys_allowed(void) {
-        return "CPUSlice=, CPUWeight=, CPUQuota=, CPUQuotaShare=, CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, "
-               "PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=";
+        return "CPUSlice=, CPUWeight=, CPUQuota=, CPUQuotaShare=, CPUQuotaPeriodSec=, CPUBurst=, PenaltyAbove=, "
+               "PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=";
 }
 
 static bool is_key_prefix(const char *s) {
@@ -103,6 +103,7 @@ static const char *const allowed_values[_SETTING_MAX] = {
         [SETTING_QUOTA_SHARE] = ("N% of all the CPUs users can run on, with up to two decimals, above 0% and "
                                  "up to 100%"),
         [SETTING_PERIOD] = "1ms..1s, a number with unit us, ms or s",
+        [SETTING_BURST] = "a time from 0 to 1h such as 50ms, at most the quota per period",
 };
 
 /* One SETTING=VALUE into the rule: 0 if used, <0 if skipped (recorded in skips) or -ENOMEM. */
@@ -154,6 +155,9 @@ static int parse_assignment(Rule *rule, const char *token, ConfSkips *skips) {
                 break;
         case SETTING_PERIOD:
                 r = cpu_period_parse(val, &rule->period_usec);
+                break;
+        case SETTING_BURST:
+                r = cpu_burst_parse(val, &rule->burst_usec);
                 break;
         default:
                 r = -EINVAL; /* setting_from_string() gives none other */

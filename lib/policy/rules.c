@@ -12,13 +12,13 @@
 
 static const char *const setting_table[_SETTING_MAX] = {
         [SETTING_SLICE] = "CPUSlice",           [SETTING_WEIGHT] = "CPUWeight",          [SETTING_QUOTA] = "CPUQuota",
-        [SETTING_PERIOD] = "CPUQuotaPeriodSec", [SETTING_QUOTA_SHARE] = "CPUQuotaShare",
+        [SETTING_PERIOD] = "CPUQuotaPeriodSec", [SETTING_QUOTA_SHARE] = "CPUQuotaShare", [SETTING_BURST] = "CPUBurst",
 };
 
 DEFINE_STRING_TABLE_LOOKUP(setting, Setting)
 
 const char *settings_allowed(void) {
-        return "CPUSlice=, CPUWeight=, CPUQuota=, CPUQuotaShare=, CPUQuotaPeriodSec=";
+        return "CPUSlice=, CPUWeight=, CPUQuota=, CPUQuotaShare=, CPUQuotaPeriodSec=, CPUBurst=";
 }
 
 int ruleset_add_file(RuleSet *rs, const char *path) {
@@ -108,6 +108,9 @@ static void take_setting(Resolved *res, const Rule *r, Setting s) {
                 break;
         case SETTING_PERIOD:
                 res->limits.period_usec = r->period_usec;
+                break;
+        case SETTING_BURST:
+                res->limits.burst_usec = r->burst_usec;
                 break;
         default:
                 break;

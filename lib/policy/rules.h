@@ -19,6 +19,7 @@ typedef enum Setting {
         SETTING_QUOTA,
         SETTING_PERIOD,
         SETTING_QUOTA_SHARE, /* the quota as a share of the CPUs: competes with SETTING_QUOTA as one */
+        SETTING_BURST,
         _SETTING_MAX,
 } Setting;
 
@@ -30,6 +31,7 @@ typedef struct Rule {
         uint64_t quota_per_sec;
         uint64_t quota_share; /* CPUQuotaShare= in CPUQuota='s units: USEC_PER_SEC is 100 % of the CPUs */
         uint64_t period_usec;
+        uint64_t burst_usec;
         PenaltyRule penalty; /* the Penalty*= keys the line gives (penalty.mask) */
         size_t file;         /* index into RuleSet.files */
         unsigned line;

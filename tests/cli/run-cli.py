@@ -555,10 +555,10 @@ def case_check():
         want = [bad + ":1: error: bad CPUWeight= value '0' (allowed: 1..10000 or idle); line skipped",
                 bad + ":2: error: bad CPUQuota= value '50' (allowed:",
                 bad + ":5: error: unknown setting 'Weight=' (allowed: CPUSlice=, CPUWeight=, CPUQuota=, "
-                "CPUQuotaShare=, CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); line skipped",
+                "CPUQuotaShare=, CPUQuotaPeriodSec=, CPUBurst=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); line skipped",
                 # a typo costs only itself, the rest of the line applies
                 bad + ":6: error: unknown setting 'CPUWieght=' (allowed: CPUSlice=, CPUWeight=, CPUQuota=, "
-                "CPUQuotaShare=, CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); setting skipped",
+                "CPUQuotaShare=, CPUQuotaPeriodSec=, CPUBurst=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); setting skipped",
                 bad + ":3: warning: unknown user 'nobodyhere'",
                 bad + ":4: warning: unknown group 'nogroup2'"]
         lines = p.stderr.splitlines()
@@ -861,6 +861,32 @@ def case_quota_share():
         one_line_error(run(t, "set", "bob", "CPUQuota=10%", "CPUQuotaShare=10%", rc=1), "one quota per line")
         run(t, "unset", "bob", "CPUQuotaShare")
         check(t.read(t.slice_dir(1002) + "/cpu.max").startswith("max "), "unset: %r" % t.read(t.slice_dir(1002) + "/cpu.max"))
+    finally:
+        t.cleanup()
+
+
+def case_burst():
+    """CPUBurst=: written under a quota, shown by explain and status, refused by check above its line's quota."""
+    t = standard_tree("legacy")
+    try:
+        d = t.slice_dir(1500)  # dave: CPUQuota=150% per 50 ms from 1500:1999
+        t.write(d + "/cpu.cfs_burst_us", "0\n")
+        p = run(t, "set", "dave", "CPUBurst=20ms")
+        check("CPUBurst= 0s -> 20ms" in p.stdout, "set says what changed: %r" % p.stdout)
+        check(t.read(d + "/cpu.cfs_burst_us") == "20000\n", "burst: %r" % t.read(d + "/cpu.cfs_burst_us"))
+        p = run(t, "explain", "dave")
+        check("\nCPUBurst=20ms\n  wins        " in p.stdout, "explain: %r" % p.stdout)
+        p = run(t, "status", "dave")
+        check(re.search(r"\nCPUBurst= +20ms +20ms +\S+50-slicectl.conf:\d+\n", p.stdout), "status: %r" % p.stdout)
+        # alice (50 % per 100 ms) cannot burst 60 ms: left out, and said
+        run(t, "set", "alice", "CPUBurst=60ms")
+        p = run(t, "status", "alice")
+        check(re.search(r"\nCPUBurst= +0s .*left out: more than the quota per period", p.stdout), "status: %r" % p.stdout)
+        t.config("carol CPUQuota=10% CPUBurst=11ms\n", "40-burst.conf")
+        p = run(t, "check", rc=1)
+        check(os.path.join(t.confdir, "40-burst.conf") + ":1: error: CPUBurst=11ms is more than this line's quota "
+              "per period (10ms): the kernel refuses it, a login leaves it out" in p.stderr + p.stdout,
+              "check: %r %r" % (p.stdout, p.stderr))
     finally:
         t.cleanup()
 

@@ -37,6 +37,7 @@ SLICE_FAMILIES = {
     "cpuslice_cpu_pressure_some_seconds_total": "counter",
     "cpuslice_cpu_weight": "gauge",
     "cpuslice_cpu_quota_cpus": "gauge",
+    "cpuslice_cpu_burst_seconds": "gauge",
     "cpuslice_cpu_quota_share": "gauge",
     "cpuslice_sessions": "gauge",
     "cpuslice_penalty_level": "gauge",

@@ -44,8 +44,8 @@ static void resolve_for(const RuleSet *rs, const char *name, uid_t uid, const ch
         /* the quota comes from one line, in one spelling; a share is at most all the CPUs */
         FUZZ_CHECK(!res.source[SETTING_QUOTA] || !res.source[SETTING_QUOTA_SHARE]);
         FUZZ_CHECK(!res.source[SETTING_QUOTA_SHARE] ||
-                   res.limits.quota_per_sec == cpu_quota_of_share(res.source[SETTING_QUOTA_SHARE]->quota_share,
-                                                                  res.share_cpus));
+                   res.limits.quota_per_sec ==
+                           cpu_quota_of_share(res.source[SETTING_QUOTA_SHARE]->quota_share, res.share_cpus));
         FUZZ_CHECK(res.share_cpus > 0);
         /* a line matched: it gave a CPU setting or a Penalty*= key */
         if (uid == 0 && res.matched) {

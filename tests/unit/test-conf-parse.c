@@ -336,7 +336,7 @@ static void test_buffer(void **state) {
         assert_string_equal(
                 diag_format(&d.items[0], fmt, sizeof fmt),
                 "test.conf:3: expected SETTING=VALUE after the domain (settings: CPUSlice=, CPUWeight=, "
-                "CPUQuota=, CPUQuotaShare=, CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); line skipped");
+                "CPUQuota=, CPUQuotaShare=, CPUQuotaPeriodSec=, CPUBurst=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); line skipped");
         assert_string_equal(diag_format(&d.items[1], fmt, sizeof fmt), "test.conf:5: NUL byte in line; line skipped");
         assert_int_equal(d.items[1].level, DIAG_ERROR);
         assert_false(rs.has_groups);
@@ -364,16 +364,16 @@ static void test_buffer_setting_skipped(void **state) {
         assert_string_equal(
                 diag_format(&d.items[0], fmt, sizeof fmt),
                 "/etc/security/cpuslice.conf:2: unknown setting 'CPUWieght=' (allowed: CPUSlice=, "
-                "CPUWeight=, CPUQuota=, CPUQuotaShare=, CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); setting skipped");
+                "CPUWeight=, CPUQuota=, CPUQuotaShare=, CPUQuotaPeriodSec=, CPUBurst=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); setting skipped");
         /* nothing of line 3 is usable: each problem is named, and the line goes */
         assert_string_equal(
                 diag_format(&d.items[1], fmt, sizeof fmt),
                 "/etc/security/cpuslice.conf:3: unknown setting 'CPUWieght=' (allowed: CPUSlice=, "
-                "CPUWeight=, CPUQuota=, CPUQuotaShare=, CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); line skipped");
+                "CPUWeight=, CPUQuota=, CPUQuotaShare=, CPUQuotaPeriodSec=, CPUBurst=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); line skipped");
         assert_string_equal(
                 diag_format(&d.items[2], fmt, sizeof fmt),
                 "/etc/security/cpuslice.conf:3: unknown setting 'CPUQota=' (allowed: CPUSlice=, "
-                "CPUWeight=, CPUQuota=, CPUQuotaShare=, CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); line skipped");
+                "CPUWeight=, CPUQuota=, CPUQuotaShare=, CPUQuotaPeriodSec=, CPUBurst=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); line skipped");
         ruleset_done(&rs);
         diag_list_done(&d);
 }

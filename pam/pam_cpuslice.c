@@ -295,6 +295,41 @@ static int apply_with_plugin(Login *l, const SystemdPlugin *plugin, uint64_t dea
         return PAM_SUCCESS;
 }
 
+/* The kernel refuses a burst above the quota per period, and one without a quota means nothing. */
+static void log_burst_dropped(Login *l, const CpuKernelValues *k) {
+        char b[CPU_FORMAT_MAX];
+
+        if (k->burst_dropped)
+                pam_syslog(l->h, LOG_WARNING, "%s: CPUBurst=%s left out: %s", l->user_esc,
+                           cpu_period_format(l->res.limits.burst_usec, b),
+                           k->quota_usec == CPU_QUOTA_INFINITY ? "no CPUQuota= to burst above"
+                                                               : "more than the quota per period");
+}
+
+/* systemd has no property for CPUBurst=: the module writes the slice's file itself, around
+ * SetUnitProperties (a burst above the new quota would make the kernel refuse systemd's cpu.max).
+ * Only what the config gives; a failure costs the burst alone, with one log line. */
+static void burst_beside_systemd(Login *l, bool before) {
+        _cleanup_(cgfs_close) Cgfs c = { .root_fd = -EBADF };
+        CsError e = {};
+        CpuKernelValues k;
+        int r;
+
+        if (l->left_alone || !l->res.source[SETTING_BURST])
+                return;
+        cpu_limits_to_kernel(&l->res.limits, &k);
+        if (!before)
+                log_burst_dropped(l, &k);
+        r = slice_target_open_cgfs(&l->args.target, NULL, &c, &e);
+        if (r >= 0)
+                r = cgfs_write_burst(&c, l->user.uid, &k, before, &e);
+        if (r >= 0 && !before && c.burst_missing)
+                pam_syslog(l->h, LOG_WARNING, "%s: CPUBurst= left out: this kernel has no CPU burst (Linux 5.14+)",
+                           l->user_esc);
+        if (r < 0 && !(before && r == -ENOENT))
+                pam_syslog(l->h, LOG_WARNING, "%s: CPUBurst= not written: %s", l->user_esc, cs_error_text(&e, r));
+}
+
 static int apply_systemd(Login *l) {
         /* one deadline for everything the login waits on: loading, connecting, calls, the job */
         uint64_t deadline = usec_deadline(l->args.timeout_usec);
@@ -307,8 +342,11 @@ static int apply_systemd(Login *l) {
         r = load_plugin(l, &handle, &plugin);
         if (r != PAM_SUCCESS)
                 return r;
+        burst_beside_systemd(l, true);
         r = apply_with_plugin(l, plugin, deadline);
         dlclose(handle);
+        if (r == PAM_SUCCESS)
+                burst_beside_systemd(l, false);
         return r;
 }
 
@@ -339,17 +377,6 @@ static const char *session_id(Login *l) {
                 return NULL;
         }
         return id;
-}
-
-/* The kernel refuses a burst above the quota per period, and one without a quota means nothing. */
-static void log_burst_dropped(Login *l, const CpuKernelValues *k) {
-        char b[CPU_FORMAT_MAX];
-
-        if (k->burst_dropped)
-                pam_syslog(l->h, LOG_WARNING, "%s: CPUBurst=%s left out: %s", l->user_esc,
-                           cpu_period_format(l->res.limits.burst_usec, b),
-                           k->quota_usec == CPU_QUOTA_INFINITY ? "no CPUQuota= to burst above"
-                                                               : "more than the quota per period");
 }
 
 static int apply_cgroupfs(Login *l) {

@@ -33,8 +33,17 @@ static int cg_update(SliceBackend *b, uid_t uid, const Resolved *res, CsError *e
  * PID 1, the single writer of user.slice. */
 static int sd_update(SliceBackend *b, uid_t uid, const Resolved *res, CsError *e) {
         BusSliceSettings s = slice_target_bus_settings(res);
+        bool burst = res->source[SETTING_BURST] != NULL; /* only what the config gives is ours */
+        CpuKernelValues k;
+        int r;
 
-        return bus_apply_slice(uid, &s, &b->bus, BUS_TIMEOUT_DEFAULT_USEC, &b->last_apply, e);
+        cpu_limits_to_kernel(&res->limits, &k);
+        if (burst && (r = cgfs_write_burst(&b->cgfs, uid, &k, true, e)) < 0 && r != -ENOENT)
+                return r;
+        r = bus_apply_slice(uid, &s, &b->bus, BUS_TIMEOUT_DEFAULT_USEC, &b->last_apply, e);
+        if (r >= 0 && burst)
+                r = cgfs_write_burst(&b->cgfs, uid, &k, false, e);
+        return r == -ENOENT ? 0 : r;
 }
 
 /* No settings given: every property the record says is ours goes back to systemd's own files. */

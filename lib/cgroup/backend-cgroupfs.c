@@ -156,6 +156,14 @@ int cgfs_update_slice(Cgfs *c, uid_t uid, const CpuKernelValues *k, CsError *e) 
         return slice_apply(c, uid, k, 0, NULL, e);
 }
 
+int cgfs_write_burst(Cgfs *c, uid_t uid, const CpuKernelValues *k, bool before_quota, CsError *e) {
+        _cleanup_close_ int fd = cgfs_open_slice_path(c, &c->layout.cpu, uid, 0, e);
+
+        if (fd < 0)
+                return fd;
+        return write_burst(c, fd, k, before_quota, e);
+}
+
 static const char *hierarchy_controller(const Cgfs *c, const CgroupHierarchy *h) {
         return h == &c->layout.cpu ? "cpu" : "cpuacct";
 }

@@ -32,6 +32,10 @@ typedef struct CgfsSession {
 int cgfs_apply_slice(Cgfs *c, uid_t uid, const CpuKernelValues *k, CsError *e);
 /* Writes the settings to an existing slice only (slicectl apply/set never create one). */
 int cgfs_update_slice(Cgfs *c, uid_t uid, const CpuKernelValues *k, CsError *e);
+/* CPUBurst= alone, on a slice another writer owns (systemd, which has no property for it): with
+ * before_quota, a burst above the quota about to be set is lowered (the kernel refuses a quota
+ * below the burst in place); after it, the burst is set to k's. -ENOENT without the slice. */
+int cgfs_write_burst(Cgfs *c, uid_t uid, const CpuKernelValues *k, bool before_quota, CsError *e);
 /* apply_slice, then create the session scope and move pid into it (and into the accounting mirror).
  * A pid in user-UID.slice already is left alone: ret->scope is "" then, and nothing was written.
  * First the user's empty scopes are reaped (see cgfs_gc); -EUSERS when c->max_scopes are left. */

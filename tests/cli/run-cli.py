@@ -891,6 +891,36 @@ def case_burst():
         t.cleanup()
 
 
+def case_burst_systemd():
+    """systemd has no CPUBurst= property: slicectl writes the slice's file beside SetUnitProperties."""
+    t = standard_tree("unified")
+    root, sock = t.path("sd"), t.path("bus")
+    bus = subprocess.Popen([sys.executable, os.environ["FAKE_BUS"], sock, t.path("bus-record"),
+                            "ok,dropins=%s/run/systemd/system.control" % root], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    sd = ["--backend=systemd", "--bus-socket=" + sock, "--bus-root=" + root]
+    burst = t.slice_dir(1500) + "/cpu.max.burst"
+    try:
+        for _ in range(100):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.05)
+        # dave's period is 50 ms: CPUQuota=20% is 10 ms per period, below this burst, lowered first
+        t.write(burst, "60000\n")
+        run(t, *sd, "set", "dave", "CPUQuota=20%", "CPUBurst=5ms")
+        check(t.read(burst) == "5000\n", "burst beside systemd: %r" % t.read(burst))
+        record = open(t.path("bus-record")).read()
+        check("CPUBurst" not in record, "no CPUBurst= property sent to systemd: %r" % record)
+        run(t, *sd, "set", "dave", "CPUBurst=8ms")
+        check(t.read(burst) == "8000\n", "raised after: %r" % t.read(burst))
+        run(t, *sd, "set", "dave", "CPUBurst=15ms")  # above the quota per period: left out
+        check(t.read(burst) == "0\n", "left out: %r" % t.read(burst))
+    finally:
+        bus.kill()
+        bus.wait()
+        t.cleanup()
+
+
 def case_apply():
     t = standard_tree("hybrid")
     try:

@@ -91,4 +91,18 @@ ms=$(ms_since "$t0")
 [ "$(calls SetUnitProperties)" = 1 ] && [ "$(calls StartTransientUnit)" = 1 ] || fail "EINTR: $(cat "$REC")"
 [ "$ms" -ge 400 ] || fail "EINTR: answered in $ms ms, so the waits were not exercised"
 echo "slow bus under a signal every 5 ms: login completed in $ms ms, settings and move done"
+echo "== CPUBurst=: no systemd property; the module writes the slice's file beside SetUnitProperties"
+if [ -f "$CG/cpu/cpu.cfs_burst_us" ]; then
+        write_conf '* CPUWeight=100' 'alice CPUQuota=50% CPUBurst=20ms'
+        bus_service burst parent=$PARENT target_user=no
+        bus_start ok
+        mkslice 1001
+        echo 45000 > "$CPU/user.slice/user-1001.slice/cpu.cfs_quota_us" # as systemd had it
+        echo 40000 > "$CPU/user.slice/user-1001.slice/cpu.cfs_burst_us"
+        login alice --service burst -- true || fail "burst login failed"
+        [ "$(cat "$CPU/user.slice/user-1001.slice/cpu.cfs_burst_us")" = 20000 ] ||
+                fail "burst beside systemd: $(cat "$CPU/user.slice/user-1001.slice/cpu.cfs_burst_us")"
+        ! grep -q CPUBurst "$REC" || fail "a CPUBurst property went to systemd: $(cat "$REC")"
+        echo "alice: cpu.cfs_burst_us 40000 -> 20000 written by the module, nothing of it sent to systemd"
+fi
 echo "PASS"

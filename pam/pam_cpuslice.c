@@ -46,6 +46,7 @@ typedef struct Login {
         RuleSet rules;
         DiagList diags;
         Resolved res;
+        Resolved slices; /* the user.slice lines' settings, for the cgroup that holds every user slice */
         bool left_alone; /* no line gives this user a slice (or CPUSlice=no) */
 } Login;
 
@@ -142,6 +143,7 @@ static int resolve_settings(Login *l) {
         if (r < 0)
                 return fail(l, "a config file was refused (see above)");
         slice_target_count_cpus(&l->args.target, &l->rules);
+        rules_resolve_slices(&l->rules, &l->slices);
         r = rules_resolve(&l->rules, &l->user, &l->res);
         if (r < 0)
                 return fail(l, "group lookup failed: %s", strerror(-r));
@@ -267,14 +269,33 @@ static void log_applied(Login *l, const BusApplyResult *a) {
 
 /* su, sudo and runuser open a session without a new logind session (systemd#35452): the process
  * would stay in the caller's slice, so the plugin moves it unless it is in the target's already. */
+/* user.slice's: only what changed or failed is worth a line at every login. */
+static void log_applied_slices(Login *l, const BusApplyResult *a) {
+        char list[128];
+
+        if (a->record_error < 0)
+                pam_syslog(l->h, LOG_WARNING, "user.slice: the record of what pam_cpuslice set could not be kept: %s",
+                           strerror(-a->record_error));
+        if (a->kept)
+                pam_syslog(l->h, LOG_NOTICE,
+                           "user.slice: %s held by an admin's systemctl set-property; the user.slice line's value "
+                           "is not sent",
+                           prop_list(a->kept, list, sizeof list));
+        if (l->args.debug && a->sent)
+                pam_syslog(l->h, LOG_DEBUG, "user.slice: %s given to systemd", prop_list(a->sent, list, sizeof list));
+}
+
 static int apply_with_plugin(Login *l, const SystemdPlugin *plugin, uint64_t deadline) {
         /* a user left alone gets nothing and stays where systemd put them; what the module set
          * for them before goes back to systemd's own files */
         BusSliceSettings s = l->left_alone ? (BusSliceSettings) {} : slice_target_bus_settings(&l->res);
+        /* always: what the module set on user.slice goes back when its line is gone */
+        BusSliceSettings slices = slice_target_bus_settings(&l->slices);
         char desc[512];
         BusSessionRequest req = {
                 .uid = l->user.uid,
                 .settings = &s,
+                .slices = &slices,
                 .move_pid = l->args.target_user && !l->left_alone ? getpid() : 0,
                 .description = desc,
                 .paths = l->args.target.bus,
@@ -289,6 +310,7 @@ static int apply_with_plugin(Login *l, const SystemdPlugin *plugin, uint64_t dea
         if (r < 0)
                 return fail(l, "%s", cs_error_text(&e, r));
         log_applied(l, &res.applied);
+        log_applied_slices(l, &res.slices_applied);
         if (l->args.debug)
                 pam_syslog(l->h, LOG_DEBUG, "%s: settings given to systemd for user-%u.slice%s%s", l->user_esc,
                            (unsigned) l->user.uid, res.scope[0] ? "; moved into " : "", res.scope);
@@ -379,6 +401,19 @@ static const char *session_id(Login *l) {
         return id;
 }
 
+/* The user.slice lines, on the cgroup that holds every user slice (the module's own tree here).
+ * A failure costs them alone, with one line. */
+static void apply_slices_cgroupfs(Login *l, Cgfs *c) {
+        CsError e = {};
+        CpuKernelValues k;
+        int r;
+
+        cpu_limits_to_kernel(&l->slices.limits, &k);
+        r = cgfs_update_slice(c, SLICE_ROOT_UID, &k, &e);
+        if (r < 0)
+                pam_syslog(l->h, LOG_WARNING, "user.slice line not applied: %s", cs_error_text(&e, r));
+}
+
 static int apply_cgroupfs(Login *l) {
         _cleanup_(cgfs_close) Cgfs c = { .root_fd = -EBADF };
         SessionState *st = calloc(1, sizeof *st);
@@ -403,6 +438,8 @@ static int apply_cgroupfs(Login *l) {
         c.max_scopes = l->args.max_scopes;
         if (r >= 0)
                 r = cgfs_open_session(&c, l->user.uid, session_id(l), getpid(), &k, &st->s, &e);
+        if (r >= 0 && l->rules.has_slices)
+                apply_slices_cgroupfs(l, &c);
         if (r >= 0 && c.burst_missing)
                 pam_syslog(l->h, LOG_WARNING, "%s: CPUBurst= left out: this kernel has no CPU burst (Linux 5.14+)",
                            l->user_esc);

@@ -185,6 +185,34 @@ static int apply_running(SliceBackend *b, const RuleSet *rs, const ApplyFilter *
         return failed;
 }
 
+/* The user.slice lines, on the cgroup that holds every user slice. The cgroupfs backend writes it
+ * only while a line gives it; on systemd it is always looked at, so that what the module set
+ * goes back once the line is gone. */
+static int apply_slices_root(SliceBackend *b, const RuleSet *rs, bool verbose) {
+        char quota[CPU_FORMAT_MAX], weight[CPU_FORMAT_MAX];
+        Resolved res;
+        CsError e = {};
+        int r;
+
+        if (!rs->has_slices && !b->systemd)
+                return 0;
+        rules_resolve_slices(rs, &res);
+        r = b->ops->update(b, SLICE_ROOT_UID, &res, &e);
+        if (r == -ENOENT)
+                return 0; /* no user slice yet: the first login writes it */
+        if (r < 0)
+                return log_error(r, "user.slice: %s", cs_error_text(&e, r));
+        backend_report_apply(b, "user.slice", SLICE_ROOT_UID, "no longer in the config");
+        if (verbose && rs->has_slices)
+                print_line(stdout, "user.slice: CPUWeight=%s CPUQuota=%s%s%s",
+                           cpu_weight_format(res.limits.weight, weight),
+                           cpu_quota_format(res.limits.quota_per_sec, quota),
+                           res.source[SETTING_QUOTA_SHARE] ? " " : "",
+                           res.source[SETTING_QUOTA_SHARE] ? resolved_share_format(&res, (char[SHARE_FORMAT_MAX]) {})
+                                                           : "");
+        return 0;
+}
+
 /* The config and the running slices, for apply and for set/unset's live step; config problems
  * are logged here, backend errors are left to the caller's wording. */
 static int load_config_and_slices(RuleSet *rs, SliceBackend *b, SliceList *slices, bool *ret_backend, CsError *e) {
@@ -220,6 +248,8 @@ static int apply_live(const Domain *domain, unsigned mask, const char *path) {
         if (r < 0)
                 return r;
         if (apply_running(&b, &rs, &f, &slices) > 0)
+                r = -EIO;
+        if (domain->type == DOMAIN_SLICES && apply_slices_root(&b, &rs, true) < 0)
                 r = -EIO;
 
         /* a more specific line, or a later one, may still decide for some users: say so */
@@ -449,6 +479,8 @@ int verb_apply(int argc, char **argv) {
         if (r < 0)
                 return r;
         r = apply_running(&b, &rs, &f, &slices) > 0 ? -EIO : 0;
+        if (f.n_uids == 0 && apply_slices_root(&b, &rs, true) < 0)
+                r = -EIO;
         for (size_t i = 0; i < f.n_uids; i++)
                 if (!seen[i])
                         log_warning("%s has no running slice; nothing to apply (apply never creates one)",

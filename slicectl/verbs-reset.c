@@ -88,7 +88,7 @@ int verb_reset(int argc, char **argv) {
                         failed++;
                         continue;
                 }
-                if (ident_for_uid(uid, &u) < 0)
+                if (uid == SLICE_ROOT_UID ? !(u.name = strdup("user.slice")) : ident_for_uid(uid, &u) < 0)
                         return log_error(-ENOMEM, "out of memory");
                 if (b.systemd)
                         backend_report_apply(&b, u.name, uid, "reset");

@@ -125,6 +125,13 @@ static int parse_assignment(Rule *rule, const char *token, ConfSkips *skips) {
         *eq = '\0';
         val = eq + 1;
         s = setting_from_string(tok);
+        /* the cgroup that holds every user slice: a CPU setting, never a user's */
+        if (rule->domain.type == DOMAIN_SLICES &&
+            (s == SETTING_SLICE || (s < 0 && penalty_key_from_string(tok) >= 0)))
+                return skip(skips, -EINVAL, token, s,
+                            "%s= makes no sense on a user.slice line (it sets the cgroup that holds every user "
+                            "slice: CPUWeight=, CPUQuota=, CPUQuotaShare=, CPUQuotaPeriodSec=, CPUBurst=)",
+                            tok);
         if (s < 0 && penalty_key_from_string(tok) >= 0)
                 return parse_penalty(rule, penalty_key_from_string(tok), token, tok, val, skips);
         if (s < 0 && looks_like_name(tok))

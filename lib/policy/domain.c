@@ -48,6 +48,10 @@ int domain_parse(const char *s, Domain *ret, const char **ret_reason) {
                 *ret = (Domain) { .type = DOMAIN_ALL };
                 return 0;
         }
+        if (strcmp(s, "user.slice") == 0) {
+                *ret = (Domain) { .type = DOMAIN_SLICES };
+                return 0;
+        }
         if (all_digits(s)) {
                 if (safe_atou32(s, &uid) < 0 || uid == UINT32_MAX) {
                         *ret_reason = "uid out of range (0..4294967294)";
@@ -85,6 +89,7 @@ Specificity domain_specificity(const Domain *d) {
         switch (d->type) {
         case DOMAIN_USER:
         case DOMAIN_UID:
+        case DOMAIN_SLICES: /* competes only with other user.slice lines: the last one wins */
                 return SPECIFICITY_USER;
         case DOMAIN_UID_RANGE:
                 return SPECIFICITY_RANGE;

@@ -13,6 +13,7 @@ typedef enum DomainType {
         DOMAIN_UID_RANGE, /* "1000:1999", "1000:", ":999" */
         DOMAIN_USER,      /* "alice" */
         DOMAIN_UID,       /* "1001" */
+        DOMAIN_SLICES,    /* "user.slice": the cgroup that holds every user slice, never a user */
 } DomainType;
 
 /* Higher wins. A user name and a single uid are equally specific. */

@@ -40,6 +40,8 @@ int ruleset_push(RuleSet *rs, Rule *r) {
                 rs->has_groups = true;
         if (r->mask & (1u << SETTING_QUOTA_SHARE))
                 rs->has_shares = true;
+        if (r->domain.type == DOMAIN_SLICES)
+                rs->has_slices = true;
         *r = (Rule) {};
         return 0;
 }
@@ -81,6 +83,8 @@ int rule_matches(const Rule *r, UserIdent *u) {
                 return u->uid >= d->uid_min && u->uid <= d->uid_max;
         case DOMAIN_GROUP:
                 return user_in_group(u, d->name);
+        case DOMAIN_SLICES:
+                return 0;
         }
         return 0;
 }
@@ -166,13 +170,28 @@ static unsigned cpus_online_fallback(void) {
         return n > 0 ? (unsigned) n : 1;
 }
 
-int rules_resolve(const RuleSet *rs, UserIdent *u, Resolved *ret) {
-        Resolved res = {
+static Resolved resolved_default(const RuleSet *rs) {
+        return (Resolved) {
                 .slice = true,
                 .limits = CPU_LIMITS_DEFAULT,
                 .penalty = PENALTY_POLICY_DEFAULT,
                 .share_cpus = rs->share_cpus ? rs->share_cpus : cpus_online_fallback(),
         };
+}
+
+void rules_resolve_slices(const RuleSet *rs, Resolved *ret) {
+        Resolved res = resolved_default(rs);
+
+        for (size_t i = 0; i < rs->n; i++)
+                if (rs->rules[i].domain.type == DOMAIN_SLICES) {
+                        res.matched = true;
+                        take_line(&res, &rs->rules[i]);
+                }
+        *ret = res;
+}
+
+int rules_resolve(const RuleSet *rs, UserIdent *u, Resolved *ret) {
+        Resolved res = resolved_default(rs);
 
         for (size_t i = 0; i < rs->n; i++) {
                 const Rule *r = &rs->rules[i];

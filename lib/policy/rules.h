@@ -45,6 +45,7 @@ typedef struct RuleSet {
         size_t n_files;
         bool has_groups;     /* any @group line: only then is NSS asked for memberships */
         bool has_shares;     /* any CPUQuotaShare=: only then are the CPUs counted */
+        bool has_slices;     /* any user.slice line */
         unsigned share_cpus; /* the CPUs a CPUQuotaShare= is of (ruleset_set_cpus()); 0: the online ones */
 } RuleSet;
 
@@ -104,6 +105,8 @@ int rule_matches(const Rule *r, UserIdent *u);
 /* Whether `later` (read after `earlier`) takes over a setting both give. */
 bool rule_overrides(const Rule *later, const Rule *earlier);
 int rules_resolve(const RuleSet *rs, UserIdent *u, Resolved *ret);
+/* The same for the user.slice lines: the settings of the cgroup that holds every user slice. */
+void rules_resolve_slices(const RuleSet *rs, Resolved *ret);
 
 /* "CPUQuotaShare=25% of 64 CPUs" when the quota was given as a share; NULL otherwise. */
 #define SHARE_FORMAT_MAX 64

@@ -9,7 +9,10 @@
 #include "slice-name.h"
 
 void slice_name(uid_t uid, char buf[static SLICE_NAME_MAX]) {
-        snprintf(buf, SLICE_NAME_MAX, "user-%" PRIu32 ".slice", (uint32_t) uid);
+        if (uid == SLICE_ROOT_UID)
+                snprintf(buf, SLICE_NAME_MAX, "user.slice");
+        else
+                snprintf(buf, SLICE_NAME_MAX, "user-%" PRIu32 ".slice", (uint32_t) uid);
 }
 
 int slice_name_to_uid(const char *name, uid_t *ret) {

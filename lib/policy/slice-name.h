@@ -11,7 +11,11 @@
 #define SLICE_NAME_MAX 96
 #define SESSION_ID_MAX 64
 
-/* "user-1000.slice" */
+/* Where a uid stands for the cgroup that holds the user slices ("user.slice"), for the code that
+ * sets a slice's values: the cgroupfs backend's slice root, systemd's user.slice. */
+#define SLICE_ROOT_UID ((uid_t) -1)
+
+/* "user-1000.slice"; "user.slice" for SLICE_ROOT_UID */
 void slice_name(uid_t uid, char buf[static SLICE_NAME_MAX]);
 /* "user-1000.slice" → 1000; -EINVAL for anything else, (uid_t) -1 included: it is no user's. */
 int slice_name_to_uid(const char *name, uid_t *ret);

@@ -116,11 +116,20 @@ bool applied_record_owns(const AppliedRecord *rec, BusProp p, const char *dropin
         return st.st_dev == a->dev && st.st_ino == a->ino && stat_mtime_nsec(&st) == a->mtime_nsec;
 }
 
+/* user-UID.slice, and user.slice (SLICE_ROOT_UID), whose record a user.slice line makes */
+static int record_name_to_uid(const char *name, uid_t *ret) {
+        if (strcmp(name, "user.slice") == 0) {
+                *ret = SLICE_ROOT_UID;
+                return 0;
+        }
+        return slice_name_to_uid(name, ret);
+}
+
 int applied_record_list(const char *root, uid_t **ret, size_t *ret_n) {
         char d[PATH_MAX];
 
         record_dir(root, d);
-        return state_dir_list_uids(d, slice_name_to_uid, ret, ret_n);
+        return state_dir_list_uids(d, record_name_to_uid, ret, ret_n);
 }
 
 bool applied_record_exists(const char *root, uid_t uid) {

@@ -44,8 +44,8 @@ void applied_record_note(AppliedRecord *rec, BusProp p, uint64_t value, const ch
 /* Whether the file at `dropin` is still the one recorded for p. */
 bool applied_record_owns(const AppliedRecord *rec, BusProp p, const char *dropin);
 
-/* The uids that have a record below root, in directory order; none when the directory is
- * missing. *ret is malloc()ed. */
+/* The uids that have a record below root (SLICE_ROOT_UID for user.slice's), in directory order;
+ * none when the directory is missing. *ret is malloc()ed. */
 int applied_record_list(const char *root, uid_t **ret, size_t *ret_n);
 /* Whether uid has a record at all: one stat, for a login that may have nothing to do. */
 bool applied_record_exists(const char *root, uid_t uid);

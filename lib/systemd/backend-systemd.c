@@ -498,6 +498,9 @@ int bus_open_session(const BusSessionRequest *req, BusSessionResult *ret, CsErro
         if (r < 0)
                 return r;
         r = apply_on(bus, &req->paths, req->uid, req->settings, req->deadline_usec, &res.applied, e);
+        if (r >= 0 && req->slices)
+                r = apply_on(bus, &req->paths, SLICE_ROOT_UID, req->slices, req->deadline_usec, &res.slices_applied,
+                             e);
         if (r < 0)
                 return r;
         if (req->move_pid > 0) {

@@ -65,14 +65,17 @@ typedef struct BusApplyResult {
 typedef struct BusSessionRequest {
         uid_t uid;
         const BusSliceSettings *settings;
-        pid_t move_pid;          /* > 0: into user-UID.slice unless it is there already */
-        const char *description; /* of the transient scope */
+        const BusSliceSettings *slices; /* user.slice's (the config's user.slice lines), sent after the
+                                         * user's; NULL: user.slice is left as it is */
+        pid_t move_pid;                 /* > 0: into user-UID.slice unless it is there already */
+        const char *description;        /* of the transient scope */
         BusPaths paths;
         uint64_t deadline_usec; /* CLOCK_MONOTONIC: usec_deadline() of time-util.h */
 } BusSessionRequest;
 
 typedef struct BusSessionResult {
         BusApplyResult applied;
+        BusApplyResult slices_applied;  /* user.slice's, when req->slices */
         char scope[BUS_SCOPE_NAME_MAX]; /* the transient scope move_pid went into, "" if none */
 } BusSessionResult;
 

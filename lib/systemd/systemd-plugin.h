@@ -10,7 +10,7 @@
 
 #define SYSTEMD_PLUGIN_NAME "pam_cpuslice-systemd.so"
 #define SYSTEMD_PLUGIN_SYMBOL "cpuslice_systemd_plugin"
-#define SYSTEMD_PLUGIN_ABI 4
+#define SYSTEMD_PLUGIN_ABI 5
 
 typedef struct SystemdPlugin {
         unsigned abi;

@@ -921,6 +921,65 @@ def case_burst_systemd():
         t.cleanup()
 
 
+def case_slices_line():
+    """A user.slice line sets the cgroup that holds every user slice: a reserve for the system."""
+    t = standard_tree("unified")
+    try:
+        t.write("user.slice/cpuset.cpus.effective", "0-3\n")
+        p = run(t, "set", "user.slice", "CPUQuotaShare=90%", "CPUWeight=50")
+        check(t.read("user.slice/cpu.max") == "360000 100000\n", "user.slice cpu.max %r" % t.read("user.slice/cpu.max"))
+        check(t.read("user.slice/cpu.weight") == "50\n", "user.slice cpu.weight %r" % t.read("user.slice/cpu.weight"))
+        check("user.slice: CPUWeight=50 CPUQuota=360% CPUQuotaShare=90% of 4 CPUs" in p.stdout, "set: %r" % p.stdout)
+        # never a user's: alice's own slice is as before
+        check(t.read(t.slice_dir(1001) + "/cpu.max") == "50000 100000\n", "alice: %r" % t.read(t.slice_dir(1001) + "/cpu.max"))
+        run(t, "apply")
+        check(t.read("user.slice/cpu.max") == "360000 100000\n", "apply keeps it")
+        t.config("user.slice CPUSlice=no PenaltyAbove=100% CPUWeight=20\n", "60-slices.conf")
+        p = run(t, "check", rc=1)
+        for key in ("CPUSlice", "PenaltyAbove"):
+            check("60-slices.conf:1: error: %s= makes no sense on a user.slice line" % key in p.stdout + p.stderr,
+                  "check %s: %r" % (key, p.stdout + p.stderr))
+        run(t, "apply")
+        check(t.read("user.slice/cpu.weight") == "20\n", "the later line's weight: %r" % t.read("user.slice/cpu.weight"))
+    finally:
+        t.cleanup()
+
+
+def case_slices_line_systemd():
+    """On systemd the user.slice line goes to user.slice through SetUnitProperties, and back when gone."""
+    t = standard_tree("unified")
+    root, sock = t.path("sd"), t.path("bus")
+    bus = subprocess.Popen([sys.executable, os.environ["FAKE_BUS"], sock, t.path("bus-record"),
+                            "ok,dropins=%s/run/systemd/system.control" % root], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    sd = ["--backend=systemd", "--bus-socket=" + sock, "--bus-root=" + root]
+    try:
+        for _ in range(100):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.05)
+        run(t, *sd, "set", "user.slice", "CPUQuota=300%")
+        calls = [json.loads(l) for l in open(t.path("bus-record")) if "SetUnitProperties" in l]
+        check(any(c["args"][0] == "user.slice" and ["CPUQuotaPerSecUSec", 3000000] in c["args"][2] for c in calls),
+              "SetUnitProperties(user.slice): %r" % calls)
+        check(os.path.exists(root + "/run/cpuslice/systemd/user.slice"), "the record of what was set on user.slice")
+        open(t.path("bus-record"), "w").close()
+        run(t, *sd, "unset", "user.slice")
+        calls = [json.loads(l) for l in open(t.path("bus-record")) if "SetUnitProperties" in l]
+        check(any(c["args"][0] == "user.slice" for c in calls), "unset reverts user.slice: %r" % calls)
+        # reset finds user.slice's record and reverts what is left of it
+        run(t, *sd, "set", "user.slice", "CPUWeight=30")
+        open(t.path("bus-record"), "w").close()
+        p = run(t, *sd, "reset")
+        calls = [json.loads(l) for l in open(t.path("bus-record")) if "SetUnitProperties" in l]
+        check(any(c["args"][0] == "user.slice" for c in calls) and "user.slice" in p.stdout,
+              "reset reverts user.slice: %r %r" % (calls, p.stdout))
+    finally:
+        bus.kill()
+        bus.wait()
+        t.cleanup()
+
+
 def case_apply():
     t = standard_tree("hybrid")
     try:

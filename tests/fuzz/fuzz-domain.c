@@ -20,6 +20,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 case DOMAIN_ALL:
                         FUZZ_CHECK(strcmp(s, "*") == 0);
                         break;
+                case DOMAIN_SLICES:
+                        FUZZ_CHECK(strcmp(s, "user.slice") == 0 && !d.name);
+                        break;
                 case DOMAIN_USER:
                 case DOMAIN_GROUP:
                         FUZZ_CHECK(d.name && strcspn(d.name, " \t\n:#=*") == strlen(d.name));

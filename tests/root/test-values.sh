@@ -33,6 +33,14 @@ out=$(login bob -- cat "$CPU/user.slice/user-1002.slice/cpu.cfs_quota_us" "$CPU/
 [ "$(echo $out)" = "$((cpus * 50000)) 100000" ] || fail "bob: CPUQuotaShare=50% of $cpus CPUs gave $out"
 echo "bob: CPUQuotaShare=50% of $cpus CPUs -> cfs_quota_us=$((cpus * 50000))"
 
+# a user.slice line sets the cgroup that holds every user slice (the reserve for the system)
+write_conf '* CPUWeight=100' 'user.slice CPUQuotaShare=50% CPUWeight=50'
+login bob -- true || fail "bob: login with a user.slice line failed"
+[ "$(cat "$CPU/user.slice/cpu.cfs_quota_us") $(cat "$CPU/user.slice/cpu.shares")" = "$((cpus * 50000)) 512" ] ||
+        fail "user.slice: $(cat "$CPU/user.slice/cpu.cfs_quota_us") $(cat "$CPU/user.slice/cpu.shares")"
+echo "user.slice: CPUQuotaShare=50% CPUWeight=50 -> cfs_quota_us=$((cpus * 50000)) shares=512"
+echo -1 > "$CPU/user.slice/cpu.cfs_quota_us" && echo 1024 > "$CPU/user.slice/cpu.shares"
+
 # CPUBurst= lands in cpu.cfs_burst_us (Linux 5.14+), which the kernel keeps at most the quota per
 # period: going from 50%/40ms to 10%/5ms works only if the burst is lowered before the quota
 if [ -f "$CG/cpu/cpu.cfs_burst_us" ]; then

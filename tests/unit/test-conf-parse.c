@@ -120,6 +120,22 @@ static void test_errors(void **state) {
         expect_error("alice CPUQuotaShare=25", "bad CPUQuotaShare= value '25'");
 }
 
+/* user.slice takes the CPU settings, never a user's: CPUSlice= and the penalty keys are errors. */
+static void test_slices_line(void **state) {
+        ConfSkips sk = {};
+        Rule r;
+
+        assert_int_equal(conf_parse_line("user.slice CPUQuotaShare=90% CPUSlice=no PenaltyAbove=100%", &r, &sk), 0);
+        assert_int_equal(r.domain.type, DOMAIN_SLICES);
+        assert_int_equal(r.mask, 1u << SETTING_QUOTA_SHARE);
+        assert_int_equal(r.penalty.mask, 0);
+        assert_int_equal(sk.n, 2);
+        assert_non_null(strstr(sk.items[0].reason, "CPUSlice= makes no sense on a user.slice line"));
+        assert_non_null(strstr(sk.items[1].reason, "PenaltyAbove= makes no sense on a user.slice line"));
+        rule_done(&r);
+        conf_skips_done(&sk);
+}
+
 static void test_quota_share(void **state) {
         ConfSkips sk = {};
         Rule r;
@@ -403,6 +419,7 @@ int main(void) {
                 cmocka_unit_test(test_settings),
                 cmocka_unit_test(test_errors),
                 cmocka_unit_test(test_quota_share),
+                cmocka_unit_test(test_slices_line),
                 cmocka_unit_test(test_errors_quote_no_secret),
                 cmocka_unit_test(test_setting_skipped),
                 cmocka_unit_test(test_setting_skipped_values),

@@ -317,6 +317,29 @@ static void test_quota_share(void **state) {
         assert_string_equal(resolved_share_format(&r, buf), "CPUQuotaShare=25% of 1 CPU");
 }
 
+/* user.slice lines are never a user's; they resolve on their own, the last one winning. */
+static void test_slices_lines(void **state) {
+        Fixture *f = *state;
+        Resolved r;
+
+        load(f, "main.conf",
+             "* CPUWeight=200\n"
+             "user.slice CPUQuotaShare=90% CPUWeight=50\n"
+             "user.slice CPUWeight=70\n");
+        ruleset_set_cpus(&f->rs, 8);
+        assert_true(f->rs.has_slices);
+        r = resolve(f, "user.slice", 1000, NONE); /* a user so named gets the '*' line only */
+        assert_int_equal(r.limits.weight, 200);
+        assert_int_equal(r.limits.quota_per_sec, CPU_QUOTA_INFINITY);
+        r = resolve(f, "root", 0, NONE);
+        assert_false(r.matched);
+        rules_resolve_slices(&f->rs, &r);
+        assert_true(r.matched);
+        assert_int_equal(r.limits.weight, 70);
+        assert_int_equal(r.limits.quota_per_sec, 72 * USEC_PER_SEC / 10); /* 90 % of 8 CPUs */
+        assert_ptr_equal(r.source[SETTING_WEIGHT], &f->rs.rules[2]);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void) {
@@ -324,7 +347,7 @@ int main(void) {
                 T(test_specificity_levels),     T(test_penalty_merge), T(test_uid_equals_name),
                 T(test_drop_in_order),          T(test_merge),         T(test_infinity_removes_quota),
                 T(test_slice_no_and_unmatched), T(test_root_rule),     T(test_lazy_groups),
-                T(test_generated_100k),         T(test_quota_share),
+                T(test_generated_100k),         T(test_quota_share),   T(test_slices_lines),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

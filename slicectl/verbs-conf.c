@@ -202,6 +202,43 @@ static int explain_penalty(const RuleSet *rs, UserIdent *u, const Resolved *res)
         return 0;
 }
 
+/* explain user.slice: the user.slice lines, the last one per setting winning. */
+static int explain_slices(void) {
+        _cleanup_(ruleset_done) RuleSet rs = {};
+        char buf[CPU_FORMAT_MAX], share[SHARE_FORMAT_MAX];
+        Resolved res;
+        int r;
+
+        r = load_config(&rs);
+        if (r < 0)
+                return r;
+        rules_resolve_slices(&rs, &res);
+        printf("user.slice (the cgroup that holds every user slice)\n");
+        for (Setting s = SETTING_WEIGHT; s < _SETTING_MAX; s++) {
+                const Rule *w = resolved_holder(&res, s);
+
+                if (setting_is_spelling(s))
+                        continue;
+                putchar('\n');
+                if (s == SETTING_QUOTA && resolved_share_format(&res, share))
+                        print_line(stdout, "%s=%s (%s)", setting_to_string(s), setting_value(&res, s, buf), share);
+                else
+                        print_line(stdout, "%s=%s", setting_to_string(s), setting_value(&res, s, buf));
+                if (!w) {
+                        printf("  default     no user.slice line sets it\n");
+                        continue;
+                }
+                print_line(stdout, "  wins        %s:%u: %s", rule_file(&rs, w), w->line, w->text);
+                for (size_t i = 0; i < rs.n; i++) {
+                        const Rule *l = &rs.rules[i];
+
+                        if (l != w && l->domain.type == DOMAIN_SLICES && (l->mask & setting_rivals(s)))
+                                print_loser(&rs, l, w);
+                }
+        }
+        return 0;
+}
+
 int verb_explain(int argc, char **argv) {
         _cleanup_(ruleset_done) RuleSet rs = {};
         _cleanup_(user_done) UserIdent u = {};
@@ -210,6 +247,8 @@ int verb_explain(int argc, char **argv) {
         Resolved res;
         int r;
 
+        if (argc == 2 && strcmp(argv[1], "user.slice") == 0 && !arg_json)
+                return explain_slices();
         r = resolve_one_user("explain", argc, argv, &u, &rs, &res);
         if (r < 0)
                 return r;

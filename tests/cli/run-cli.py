@@ -941,6 +941,10 @@ def case_slices_line():
                   "check %s: %r" % (key, p.stdout + p.stderr))
         run(t, "apply")
         check(t.read("user.slice/cpu.weight") == "20\n", "the later line's weight: %r" % t.read("user.slice/cpu.weight"))
+        p = run(t, "explain", "user.slice")
+        check("\nCPUWeight=20\n  wins        %s:1: user.slice CPUWeight=20\n  overridden  %s:" % (
+              os.path.join(t.confdir, "60-slices.conf"), os.path.join(t.confdir, "50-slicectl.conf")) in p.stdout and
+              "\nCPUQuota=360% (CPUQuotaShare=90% of 4 CPUs)\n  wins" in p.stdout, "explain user.slice: %r" % p.stdout)
     finally:
         t.cleanup()
 

@@ -202,10 +202,20 @@ static int explain_penalty(const RuleSet *rs, UserIdent *u, const Resolved *res)
         return 0;
 }
 
+/* "\nCPUQuota=1600% (CPUQuotaShare=25% of 64 CPUs)": a setting's section in explain */
+static void print_setting_heading(const Resolved *res, Setting s) {
+        char buf[CPU_FORMAT_MAX], share[SHARE_FORMAT_MAX];
+
+        putchar('\n');
+        if (s == SETTING_QUOTA && resolved_share_format(res, share))
+                print_line(stdout, "%s=%s (%s)", setting_to_string(s), setting_value(res, s, buf), share);
+        else
+                print_line(stdout, "%s=%s", setting_to_string(s), setting_value(res, s, buf));
+}
+
 /* explain user.slice: the user.slice lines, the last one per setting winning. */
 static int explain_slices(void) {
         _cleanup_(ruleset_done) RuleSet rs = {};
-        char buf[CPU_FORMAT_MAX], share[SHARE_FORMAT_MAX];
         Resolved res;
         int r;
 
@@ -219,11 +229,7 @@ static int explain_slices(void) {
 
                 if (setting_is_spelling(s))
                         continue;
-                putchar('\n');
-                if (s == SETTING_QUOTA && resolved_share_format(&res, share))
-                        print_line(stdout, "%s=%s (%s)", setting_to_string(s), setting_value(&res, s, buf), share);
-                else
-                        print_line(stdout, "%s=%s", setting_to_string(s), setting_value(&res, s, buf));
+                print_setting_heading(&res, s);
                 if (!w) {
                         printf("  default     no user.slice line sets it\n");
                         continue;
@@ -260,15 +266,11 @@ int verb_explain(int argc, char **argv) {
                 printf("root gets a slice only through lines that name it (root or 0).\n");
         for (Setting s = 0; s < _SETTING_MAX; s++) {
                 const Rule *w = resolved_holder(&res, s);
-                char buf[CPU_FORMAT_MAX], share[SHARE_FORMAT_MAX];
+                char buf[CPU_FORMAT_MAX];
 
                 if (setting_is_spelling(s))
                         continue;
-                putchar('\n');
-                if (s == SETTING_QUOTA && resolved_share_format(&res, share))
-                        print_line(stdout, "%s=%s (%s)", setting_to_string(s), setting_value(&res, s, buf), share);
-                else
-                        print_line(stdout, "%s=%s", setting_to_string(s), setting_value(&res, s, buf));
+                print_setting_heading(&res, s);
                 if (!w && s == SETTING_SLICE && !res.matched) {
                         printf("  no line     no config line matches this user\n");
                         continue;

@@ -457,15 +457,25 @@ def case_status():
         t.cleanup()
 
 
-def case_status_systemd():
-    """On a systemd host an admin's own systemctl set-property, persistent or --runtime,
-    is neither drift nor something to undo with slicectl apply; a stale value of the module's own is"""
-    t = standard_tree("unified")
+def fake_systemd(t):
+    """tests/helpers/fake-bus.py on a socket in t, as systemd; returns (process, slicectl's
+    options to use it, the root of its control dirs and record) once it listens."""
     root, sock = t.path("sd"), t.path("bus")
     bus = subprocess.Popen([sys.executable, os.environ["FAKE_BUS"], sock, t.path("bus-record"),
                             "ok,dropins=%s/run/systemd/system.control" % root], stdin=subprocess.DEVNULL,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    sd = ["--backend=systemd", "--bus-socket=" + sock, "--bus-root=" + root]
+    for _ in range(100):
+        if os.path.exists(sock):
+            break
+        time.sleep(0.05)
+    return bus, ["--backend=systemd", "--bus-socket=" + sock, "--bus-root=" + root], root
+
+
+def case_status_systemd():
+    """On a systemd host an admin's own systemctl set-property, persistent or --runtime,
+    is neither drift nor something to undo with slicectl apply; a stale value of the module's own is"""
+    t = standard_tree("unified")
+    bus, sd, root = fake_systemd(t)
     runtime = root + "/run/systemd/system.control/user-1001.slice.d/50-CPUQuota.conf"
     persistent = root + "/etc/systemd/system.control/user-1001.slice.d/50-CPUQuota.conf"
     cpu_max = t.slice_dir(1001) + "/cpu.max"
@@ -478,10 +488,6 @@ def case_status_systemd():
         return p.stdout, quota[0] if quota else "", drift["CPUQuota"]
 
     try:
-        for _ in range(100):
-            if os.path.exists(sock):
-                break
-            time.sleep(0.05)
         # the module's own value (set sends it through the fake systemd, which writes its runtime
         # drop-in; the record notes that file), not yet in the cgroup: drift, and apply is the answer
         run(t, *sd, "set", "alice", "CPUQuota=40%")
@@ -894,17 +900,9 @@ def case_burst():
 def case_burst_systemd():
     """systemd has no CPUBurst= property: slicectl writes the slice's file beside SetUnitProperties."""
     t = standard_tree("unified")
-    root, sock = t.path("sd"), t.path("bus")
-    bus = subprocess.Popen([sys.executable, os.environ["FAKE_BUS"], sock, t.path("bus-record"),
-                            "ok,dropins=%s/run/systemd/system.control" % root], stdin=subprocess.DEVNULL,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    sd = ["--backend=systemd", "--bus-socket=" + sock, "--bus-root=" + root]
+    bus, sd, root = fake_systemd(t)
     burst = t.slice_dir(1500) + "/cpu.max.burst"
     try:
-        for _ in range(100):
-            if os.path.exists(sock):
-                break
-            time.sleep(0.05)
         # dave's period is 50 ms: CPUQuota=20% is 10 ms per period, below this burst, lowered first
         t.write(burst, "60000\n")
         run(t, *sd, "set", "dave", "CPUQuota=20%", "CPUBurst=5ms")
@@ -952,16 +950,8 @@ def case_slices_line():
 def case_slices_line_systemd():
     """On systemd the user.slice line goes to user.slice through SetUnitProperties, and back when gone."""
     t = standard_tree("unified")
-    root, sock = t.path("sd"), t.path("bus")
-    bus = subprocess.Popen([sys.executable, os.environ["FAKE_BUS"], sock, t.path("bus-record"),
-                            "ok,dropins=%s/run/systemd/system.control" % root], stdin=subprocess.DEVNULL,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    sd = ["--backend=systemd", "--bus-socket=" + sock, "--bus-root=" + root]
+    bus, sd, root = fake_systemd(t)
     try:
-        for _ in range(100):
-            if os.path.exists(sock):
-                break
-            time.sleep(0.05)
         run(t, *sd, "set", "user.slice", "CPUQuota=300%")
         calls = [json.loads(l) for l in open(t.path("bus-record")) if "SetUnitProperties" in l]
         check(any(c["args"][0] == "user.slice" and ["CPUQuotaPerSecUSec", 3000000] in c["args"][2] for c in calls),

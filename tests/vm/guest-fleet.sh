@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# tests/vm/guest-fleet.sh — guest half of vm-fleet-* (tests/vm/vm-test.sh systemd-v2
+# guest-fleet.sh): the settings for one config across a fleet, on a real systemd (#27):
+#   - CPUQuotaShare= becomes the absolute CPUQuota= of this VM's CPUs, and follows a change of
+#     user.slice's cpuset (AllowedCPUs=) at slicectl apply;
+#   - CPUBurst=, which systemd has no property for, lands in the slice's cpu.max.burst beside
+#     SetUnitProperties, and what systemd does to it on daemon-reload and on a restart of the
+#     slice is measured and printed as figures;
+#   - a user.slice line reaches user.slice through SetUnitProperties, and goes back to systemd's
+#     own files when the line is gone.
+set -u
+ENV=${CPUSLICE_VM_ENV:?not running under tools/vm/run}
+S=${CPUSLICE_VM_SHARE:-/mnt/share}
+D=/tmp/vmt
+. "$S/guest-lib.sh"
+mkdir -m 1777 -p "$D"
+cd /tmp
+CPUH=/sys/fs/cgroup
+SDVER=$(systemctl --version | awk 'NR == 1 { print $2 }')
+SDVER=${SDVER%%[!0-9]*}
+NCPU=$(getconf _NPROCESSORS_ONLN)
+
+section "facts ($ENV, systemd $SDVER, $(uname -r), $NCPU CPUs)"
+state=$(timeout 60 systemctl is-system-running --wait 2>&1)
+check "PID 1 is systemd, system $state" [ "$(cat /proc/1/comm)" = systemd ]
+[ -f "$CPUH/cgroup.controllers" ] || { bad "this test wants the unified hierarchy"; exit 1; }
+check "the kernel has cpu.max.burst (Linux 5.14+)" [ -f "$CPUH/system.slice/cpu.max.burst" ]
+
+section "install (apt, pam-auth-update)"
+install_packages || exit 1
+install -m 644 "$S/session.sh" "$D/session.sh"
+conf() { printf '%s\n' "$@" > /etc/security/cpuslice.conf; chmod 644 /etc/security/cpuslice.conf; }
+login() { # login TAG USER: a held su -l session
+        start "$1" su -l "$2" -c "sh $D/session.sh $1 0"
+        wait_info "$1"
+        go "$1"
+}
+prop() { systemctl show -p "$2" --value "$1"; } # prop UNIT PROPERTY
+wait_file() { # wait_file PATH WANT: systemd realizes properties right after it answers
+        local got
+        for _ in $(seq 50); do got=$(cat "$1" 2> /dev/null); [ "$got" = "$2" ] && break; sleep 0.2; done
+        echo "$got"
+}
+B=$CPUH/user.slice/user-1003.slice
+
+section "CPUQuotaShare=: a share of this VM's $NCPU CPUs"
+conf '* CPUWeight=100' "carol CPUQuotaShare=50% CPUBurst=20ms"
+login f1 carol
+got=$(wait_file "$B/cpu.max" "$((NCPU * 50000)) 100000")
+check "CPUQuotaShare=50% of $NCPU CPUs: cpu.max $((NCPU * 50000)) 100000 (got '$got')" [ "$got" = "$((NCPU * 50000)) 100000" ]
+slicectl explain carol > "$D/explain" 2>&1
+check "explain shows both forms" grep -q "^CPUQuota=$((NCPU * 50))% (CPUQuotaShare=50% of $NCPU CPU" "$D/explain"
+if [ "$NCPU" -ge 2 ]; then
+        # users confined to one CPU (user.slice's cpuset): the share follows at slicectl apply
+        systemctl set-property --runtime user.slice AllowedCPUs=0
+        got=$(wait_file "$CPUH/user.slice/cpuset.cpus.effective" 0)
+        check "user.slice runs on CPU 0 alone (cpuset.cpus.effective '$got')" [ "$got" = 0 ]
+        slicectl apply > "$D/apply-cpuset" 2>&1
+        got=$(wait_file "$B/cpu.max" "50000 100000")
+        check "after slicectl apply: 50% of 1 CPU, cpu.max 50000 100000 (got '$got')" [ "$got" = "50000 100000" ]
+        systemctl set-property --runtime user.slice AllowedCPUs=
+        slicectl apply > "$D/apply-cpuset2" 2>&1
+        got=$(wait_file "$B/cpu.max" "$((NCPU * 50000)) 100000")
+        check "all CPUs again after apply (got '$got')" [ "$got" = "$((NCPU * 50000)) 100000" ]
+fi
+
+section "CPUBurst=: the slice's file, beside systemd"
+got=$(wait_file "$B/cpu.max.burst" 20000)
+check "cpu.max.burst 20000 after the login (got '$got')" [ "$got" = 20000 ]
+check "systemd got no CPUBurst property" bash -c '! grep -rqs CPUBurst /run/systemd/system.control/user-1003.slice.d'
+systemctl daemon-reload
+sleep 1
+after_reload=$(cat "$B/cpu.max.burst")
+fig "$ENV systemd $SDVER: cpu.max.burst after daemon-reload: $after_reload (was 20000)"
+systemctl set-property --runtime user-1003.slice CPUWeight=150
+sleep 1
+after_setprop=$(cat "$B/cpu.max.burst")
+fig "$ENV systemd $SDVER: cpu.max.burst after a set-property of the slice: $after_setprop (was 20000)"
+slicectl apply > "$D/apply" 2>&1
+got=$(cat "$B/cpu.max.burst")
+check "slicectl apply gives the burst again whatever systemd did (got '$got')" [ "$got" = 20000 ]
+stop f1
+systemctl stop user-1003.slice 2> /dev/null
+login f2 carol
+got=$(wait_file "$B/cpu.max.burst" 20000)
+check "a new login after the slice was stopped writes the burst again (got '$got')" [ "$got" = 20000 ]
+stop f2
+
+section "the user.slice line: the reserve for the system"
+conf '* CPUWeight=100' 'user.slice CPUQuotaShare=90% CPUWeight=80'
+login f3 carol
+got=$(wait_file "$CPUH/user.slice/cpu.max" "$((NCPU * 90000)) 100000")
+check "user.slice cpu.max $((NCPU * 90000)) 100000 (got '$got')" [ "$got" = "$((NCPU * 90000)) 100000" ]
+got=$(prop user.slice CPUWeight)
+check "user.slice CPUWeight=80 (got $got)" [ "$got" = 80 ]
+check "the module's runtime drop-in for user.slice" [ -e /run/systemd/system.control/user.slice.d/50-CPUQuota.conf ]
+slicectl explain user.slice > "$D/explain-us" 2>&1
+check "explain user.slice names the line" grep -q 'wins .*user.slice CPUQuotaShare=90% CPUWeight=80' "$D/explain-us"
+stop f3
+conf '* CPUWeight=100'
+slicectl apply > "$D/apply-us" 2>&1
+sed 's/^/  /' "$D/apply-us"
+got=$(prop user.slice CPUQuotaPerSecUSec)
+check "the line gone, user.slice has no quota again (got '$got')" [ "$got" = infinity ]
+check "and the module's runtime drop-in is gone" [ ! -e /run/systemd/system.control/user.slice.d/50-CPUQuota.conf ]
+
+echo
+echo "$fails check(s) failed"
+[ "$fails" = 0 ]

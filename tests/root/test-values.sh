@@ -46,7 +46,7 @@ echo -1 > "$CPU/user.slice/cpu.cfs_quota_us" && echo 1024 > "$CPU/user.slice/cpu
 if [ -f "$CG/cpu/cpu.cfs_burst_us" ]; then
         D=$CPU/user.slice/user-1500.slice
         write_conf '* CPUWeight=100' 'dave CPUQuota=50% CPUBurst=40ms'
-        login dave --env XDG_SESSION_ID=b1 -- sh -c 'sleep 4 >/dev/null 2>&1 & echo $! > '"$T/burst.pid"
+        login dave --env XDG_SESSION_ID=b1 -- sh -c 'sleep 60 >/dev/null 2>&1 & echo $! > '"$T/burst.pid"
         [ "$(cat "$D/cpu.cfs_quota_us") $(cat "$D/cpu.cfs_burst_us")" = "50000 40000" ] ||
                 fail "dave burst: $(cat "$D/cpu.cfs_quota_us") $(cat "$D/cpu.cfs_burst_us")"
         write_conf '* CPUWeight=100' 'dave CPUQuota=10% CPUBurst=5ms'
@@ -67,9 +67,10 @@ if [ -f "$CG/cpu/cpu.cfs_burst_us" ]; then
 fi
 
 # a background job that outlives the session keeps its scope; nothing else is touched
-login carol --env XDG_SESSION_ID=bg -- sh -c 'sleep 3 >/dev/null 2>&1 & echo $! > '"$T/bg.pid"
+login carol --env XDG_SESSION_ID=bg -- sh -c 'sleep 60 >/dev/null 2>&1 & echo $! > '"$T/bg.pid"
 [ -d "$CPU/user.slice/user-1003.slice/session-bg.scope" ] || fail "populated scope was removed"
 grep -qx "$(cat "$T/bg.pid")" "$CPU/user.slice/user-1003.slice/session-bg.scope/cgroup.procs" || fail "job not in scope"
+kill "$(cat "$T/bg.pid")" 2> /dev/null || true
 echo "carol: populated scope left in place after close"
 
 # CPUWeight=idle on v1 is cpu.idle (Linux 5.15+), and back to a weight: the kernel refuses
@@ -77,7 +78,7 @@ echo "carol: populated scope left in place after close"
 if [ -f "$CG/cpu/cpu.idle" ]; then
         D=$CPU/user.slice/user-1500.slice
         write_conf '* CPUWeight=100' 'dave CPUWeight=idle'
-        login dave --env XDG_SESSION_ID=i1 -- sh -c 'sleep 4 >/dev/null 2>&1 & echo $! > '"$T/idle.pid"
+        login dave --env XDG_SESSION_ID=i1 -- sh -c 'sleep 60 >/dev/null 2>&1 & echo $! > '"$T/idle.pid"
         [ "$(cat "$D/cpu.idle")" = 1 ] || fail "dave idle: cpu.idle $(cat "$D/cpu.idle")"
         out=$("$SLICECTL" --parent "$PARENT" --conf "$T/cpuslice.conf" --confdir '' --rundir '' list --json -i 0)
         echo "$out" | python3 -c 'import json, sys

@@ -343,6 +343,40 @@ def vm_fresh(argv):
     print("\n".join(out))
 
 
+# === scale: bench/scale's hyperfine rounds ========================================================
+def scale(argv):
+    w, rounds, users, facts = argv[0], int(argv[1]), int(argv[2]), " ".join(argv[3:])
+    LIST, CGTOP = "`slicectl list -i 0`", "`systemd-cgtop -b -n 1 --depth=2`"
+
+    def row(name, a, b, what, n, against, how=""):
+        """the median over the rounds of one round's ratio: of the median wall times, of the mean CPU times"""
+        ma, rw, rc, d = [], [], [], []
+        for r in range(1, rounds + 1):
+            with open(f"{w}/{name}.{r}.json") as f:
+                res = {x["command"]: x for x in json.load(f)["results"]}
+            wall = {k: statistics.median(x["times"]) for k, x in res.items()}
+            cpu = {k: x["user"] + x["system"] for k, x in res.items()}  # hyperfine gives their means
+            ma.append(wall[a]); rw.append(wall[a] / wall[b]); rc.append(cpu[a] / cpu[b]); d.append(wall[a] - wall[b])
+        m = statistics.median(ma)
+        return ([what, f"{n:,}"] + ([f"{statistics.median(d) * 1000:.1f} ms", "", ""] if how == "-" else
+                                    [f"{m * 1000:.1f} ms", f"{statistics.median(rw):.2f}x", f"{statistics.median(rc):.2f}x"])
+                + ([f"{m / 15 * 100:.2f} %"] if how == "share" else []) + [against])
+
+    sizes = sorted(int(os.path.basename(f)[1:-7]) for f in glob.glob(os.path.join(w, "s*.1.json")))
+    reader = [row(f"s{n}", k, "cgtop", what, n, CGTOP) for n in sizes for k, what in
+              (("list", LIST), ("list-o", "`slicectl list -i 0 -o USER,CPU%`"), ("list-0", LIST + ", no NSS user"))]
+    reader += [row("pass", "pass", "start", "`penalty run`, nothing to decide", users, "`slicectl --version`"),
+               row("pass", "pass", "list", "`penalty run`, nothing to decide", users, LIST + ", same slices"),
+               row("pass", "pass", "start", "`penalty run` less `slicectl --version`", users, "the pass's own work", "-")]
+    metrics = [row(f"s{n}", k, "list", what, n, LIST, "share") for n in sizes for k, what in
+               (("metrics", "`slicectl metrics`"), ("textfile", "`slicectl metrics --textfile DIR`"))]
+    head = ["what", "slices", "median (wall)", "wall ratio", "CPU ratio"]
+    print("\n".join(table(head + ["against"], reader, "lrrrrl") + [""] + table(
+        head + ["share of the 15 s interval", "against"], metrics, "lrrrrrl") + ["", facts]))
+    if load1(facts.split("load ")[1]) > 0.5 * os.cpu_count():
+        print("**Not meaningful**: the load was above half the CPUs at the start.")
+
+
 # === interactive: light users against a heavy one (host or VM) =====================================
 def interactive(argv):
     o = args(argv, ["runs", "out"], "load-start load-end kernel peers skipped suite prefix",
@@ -606,4 +640,4 @@ def interactive(argv):
 
 
 if __name__ == "__main__":
-    {"host": host, "fresh": fresh, "vm-fresh": vm_fresh, "interactive": interactive}[sys.argv[1]](sys.argv[2:])
+    {"host": host, "fresh": fresh, "vm-fresh": vm_fresh, "interactive": interactive, "scale": scale}[sys.argv[1]](sys.argv[2:])

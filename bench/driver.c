@@ -14,7 +14,8 @@
  *   split CONFDIR FIRST SECOND USER HOLD_MS   two PAM handles in one process, each timed
  *   phases MODULE CONF USER PARENT HOLD_MS    pam_cpuslice's steps through its library, each timed
  *   probe WARM_S DUR_S OUT                    interactive's wake-up probe, after cyclictest's non-RT
- *                                             mode: one lateness per line (µs, one decimal) to OUT
+ *                                             mode: one lateness per line (µs, one decimal) to OUT;
+ *                                             the first kept sample's wall-clock start (µs) to stdout
  *
  * The fresh-login modes (pam … phases) print one line of "name=µs" fields; the caller spaces them
  * seconds apart so that each meets the kernel cold. Service files are CONFDIR's
@@ -485,10 +486,15 @@ static int run_probe(char **argv) {
         size_t cap = (size_t) (dur * 1e9 / PROBE_INTERVAL_NS) + 16, n = 0;
         _cleanup_free_ int32_t *lat = malloc(cap * sizeof *lat); /* in 0.1 µs */
         uint64_t rec = now_ns() + (uint64_t) (warm * 1e9), end = rec + (uint64_t) (dur * 1e9);
+        struct timespec rt;
         FILE *f;
 
         if (!lat)
                 return 1;
+        /* when the first kept sample starts, on the shell's clock: a window split in time (cs-pen) */
+        clock_gettime(CLOCK_REALTIME, &rt);
+        printf("%" PRIu64 "\n",
+               (uint64_t) rt.tv_sec * 1000000u + (uint64_t) rt.tv_nsec / 1000 + (uint64_t) (warm * 1e6));
         prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
         for (uint64_t t0; (t0 = now_ns()) < end;) {
                 int64_t late;

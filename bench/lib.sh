@@ -84,6 +84,7 @@ window() {
         local cfg=$1 svc heavy=1 mode=full ag=0 join=- cpu=- acct re= u p d dirs=() R=$RUNS/$1.$2
         local l h= w where wwhere wh=- rx ag_l ag_h=- ag_w tw tl facts u0l u0h u0w t0 s0 b0 u1l u1h u1w t1 s1 b1
         local -A j c a
+        local -x DUR=$DUR # place may lengthen its window
         place "$cfg" || return 0
         for u in light heavy wake; do
                 sub_to "j[$u]" $u "$join"

@@ -588,6 +588,36 @@ def interactive(argv):
             "", f"![wake-up latency CDF per configuration]({PREFIX}-latency.png)",
             f"![the wake-only user's wake-up latency CDF per configuration]({PREFIX}-wake-latency.png)",
             f"![CPU share per configuration]({PREFIX}-cpu.png)"]
+    # cs-pen: the light user before the pass that capped the heavy user and after it, each against idle
+    ph, note = {k: dict(lat=[], light=0, heavy=0, usec=0) for k in ("before", "after")}, []
+    for d in sorted(glob.glob(os.path.join(o.runs, "cs-pen.*"))):
+        t1 = int(dict(t.partition("=")[::2] for t in open(os.path.join(d, "usage")).read().split())["t1"])
+        P = read_rows(os.path.join(d, "passes"))
+        cap = next((p for p in P if p["decided"] and p["t"] <= t1), None)
+        if not cap:
+            note.append(f"{os.path.basename(d)}: no pass decided within the window")
+            continue
+        note.append(f"{os.path.basename(d)}: {(cap['t'] - P[0]['t']) / 1e9:.1f} s after the first pass, "
+                    f"`{open(os.path.join(d, 'decision')).read().strip()}`")
+        t = int(open(os.path.join(d, "probe.start")).read()) * 1000  # each sample: 10 ms + its lateness
+        for x in probe(os.path.join(d, "probe")):
+            ph["before" if t < cap["t"] else "after"]["lat"].append(x)
+            t += 10_000_000 + int(x * 1000)
+        for k, (a, b) in (("before", (P[0], cap)), ("after", (cap, [p for p in P if p["t"] <= t1][-1]))):
+            for f in ("light", "heavy"):
+                ph[k][f] += b[f] - a[f]
+            ph[k]["usec"] += (b["t"] - a["t"]) / 1000
+    if note:
+        rows = [[k + " the cap" + (" (not meaningful)" if BUSY else ""), f"{v['usec'] / 1e6:.1f} s", us(pct(v["lat"], 99)),
+                 ratio(pct(v["lat"], 99) / idle["p99"]), f"{v['light'] / v['usec']:.2f}",
+                 ratio(v["light"] / v["usec"] / idle["cpus_light"]), f"{v['light'] / (v['light'] + v['heavy']) * 100:.1f} %",
+                 f"{v['heavy'] / v['usec']:.2f}"] for k, v in ph.items() if v["usec"]]
+        out += ["", "### Penalty: the heavy user capped mid-window (`cs-pen`)", "",
+                "`" + open(os.path.join(o.runs, "..", "pen.conf")).read().strip().replace("\n", "`, `") + "` (`cpuslice.conf`); "
+                "`slicectl penalty run` every 2 s from the window's start. *Before*: from the first pass to the one that "
+                "decided; *after*: from it to the window's end. Ratios to *idle* (the light user's load alone) of this run.",
+                ""] + table(["light user", "span", "p99", "p99 ÷ idle", "CPUs", "CPUs ÷ idle", "share (of light + heavy)",
+                             "heavy CPUs"], rows, "llrrrrrr") + ["", "The deciding pass: " + "; ".join(note) + "."]
     print("\n".join(out))
 
     import matplotlib  # noqa: E402

@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <string.h>
 #include <sys/stat.h>

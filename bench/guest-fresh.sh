@@ -36,11 +36,8 @@ nosd-v2) SYSTEMD=0 ;;
 *) echo "guest-fresh: $ENV is not measured (systemd-v2, nosd-v2)"; exit 1 ;;
 esac
 [ -f $CG/cgroup.controllers ] || { echo "guest-fresh: no cgroup2 at $CG"; exit 1; }
-meta kernel "$(uname -r)"
-meta suite "$(. /etc/os-release && echo "${VERSION_CODENAME:-?}")"
-meta systemd_pkg "$(dpkg-query -W -f='${Version}' systemd 2> /dev/null || echo -)"
-meta nproc "$NPROC"
-meta mount "$(cg_mount)"
+printf '%s\n' "kernel=$(uname -r)" "suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-?}")" "nproc=$NPROC" \
+        "systemd_pkg=$(dpkg-query -W -f='${Version}' systemd 2> /dev/null || echo -)" "mount=$(cg_mount)" >> "$RAW/$ENV-meta"
 echo "cgroup2 mount: $(cg_mount)"
 
 section "install"
@@ -49,18 +46,12 @@ install -m 755 "$S/driver" /usr/local/bin/bench-driver
 # one user who stays logged in (uid 3000), and users who never logged in before, one per login
 useradd -M -N -u 3000 -s /bin/sh fresh
 FIRST_KINDS=(sd setprops sdcs split)
-if [ $SYSTEMD = 1 ]; then
-        for i in $(seq $((FIRST_ROUNDS * ${#FIRST_KINDS[@]}))); do
-                useradd -M -N -u $((3000 + i)) -s /bin/sh "fresh$i"
-        done
-fi
+for i in $(seq $((SYSTEMD * FIRST_ROUNDS * ${#FIRST_KINDS[@]}))); do useradd -M -N -u $((3000 + i)) -s /bin/sh "fresh$i"; done
 printf '%s\n' "3000:3999 CPUWeight=$WEIGHT CPUQuota=150%" > /etc/security/cpuslice.conf
 slicectl check > /dev/null || { echo "guest-fresh: slicectl check refuses the config"; exit 1; }
-printf 'session required pam_permit.so\n' > "$D/pam.d/permit"
-printf 'session required pam_systemd.so\n' > "$D/pam.d/sd"
-printf 'session required pam_systemd.so\nsession required pam_cpuslice.so\n' > "$D/pam.d/sdcs"
-printf 'session required pam_cpuslice.so\n' > "$D/pam.d/cs"
-cp "$D/pam.d/sd" "$D/pam.d/setprops"
+for s in permit:pam_permit sd:pam_systemd setprops:pam_systemd sdcs:"pam_systemd pam_cpuslice" cs:pam_cpuslice; do
+        printf 'session required %s.so\n' ${s#*:} > "$D/pam.d/${s%%:*}"
+done
 # the floor's parent, cpu enabled on the way (what the module's first login does for user.slice)
 echo +cpu > $CG/cgroup.subtree_control
 mkdir -p $CG/fresh-floor

@@ -21,9 +21,7 @@ cleanup() {
         local rc=$? k
         set +e
         trap - ERR
-        for k in $CG/csi-*/*/cgroup.kill $CG/user.slice/user-6400[123].slice/cgroup.kill; do
-                [ -e "$k" ] && echo 1 > "$k"
-        done
+        for k in $CG/csi-*/*/cgroup.kill $CG/user.slice/user-6400[123].slice/cgroup.kill; do [ -e "$k" ] && echo 1 > "$k"; done
         for p in "${PIDS[@]}"; do wait "$p" 2> /dev/null; done
         exit $rc
 }
@@ -43,10 +41,7 @@ LINGER=0
 linger() { # each user's slice and user@UID.service start once, before the first pam_systemd window
         [ $LINGER = 1 ] && return 0
         loginctl enable-linger csi-light csi-heavy csi-wake
-        for _ in $(seq 300); do
-                [ "$(systemctl is-active user@{64001,64002,64003}.service | sort -u)" = active ] && break
-                sleep 0.2
-        done
+        for _ in $(seq 300); do [ "$(systemctl is-active user@{64001,64002,64003}.service | sort -u)" = active ] && break; sleep 0.2; done
         LINGER=1
 }
 
@@ -130,32 +125,6 @@ for c in $ORDER; do
         say "round $ROUND: $c (load $(cut -d' ' -f1-3 /proc/loadavg))"
         window "$c" "$ROUND"
 done
-# After the windows (nothing is measured any more): where the peer modules put a login here, the
-# evidence for their one-line reasons in the table. Debian 12's pam_cgfs with the controller list
-# of its pam-configs/cgfs plus unified ("cgfs-packaged") and with -c cpu, and pam_cgroup with a
-# cgconfig template, each after pam_systemd.so.
-peers_check() {
-        local P=$D/peers s out rc
-        mkdir -p "$P/pam.d" "$P/lib"
-        install -m 644 "$S/peers/libcgroup.so.2" "$P/lib/"
-        printf '%s\n' "session required pam_systemd.so" \
-                "session required $S/peers/pam_cgfs.so -c freezer,memory,name=systemd,unified" > "$P/pam.d/cgfs-packaged"
-        printf '%s\n' "session required pam_systemd.so" "session required $S/peers/pam_cgfs.so -c cpu" > "$P/pam.d/cgfs-cpu"
-        printf '%s\n' "session required pam_systemd.so" "session required $S/peers/pam_cgroup.so" > "$P/pam.d/cgroup"
-        printf 'template csi-peer/%%u {\n\tcpu { cpu.weight = 100; }\n}\n' > /etc/cgconfig.conf
-        printf '*\tcpu\tcsi-peer/%%u\n' > /etc/cgrules.conf
-        for s in cgfs-packaged cgfs-cpu cgroup; do
-                rc=0
-                out=$(LD_LIBRARY_PATH=$P/lib timeout 60 "$D/pam-run" --confdir "$P/pam.d" --service $s --user csi-light \
-                        -- cat /proc/self/cgroup 2>&1) || rc=$?
-                echo "peer_$s: status $rc: $(echo $out)"
-        done
-        echo "peer_dirs: $(cd $CG && find . -maxdepth 4 -type d \( -name 'csi-peer' -o -path '*/user/*' -o -name user \) | tr '\n' ' ')"
-}
-if [ -f "$S/peers/pam_cgfs.so" ] && [ -f "$S/peers/pam_cgroup.so" ] && [ -f "$S/peers/libcgroup.so.2" ]; then
-        peers_check > "$S/peers.$ROUND" 2>&1 || true
-        say "peers: $(tr '\n' ' ' < "$S/peers.$ROUND")"
-fi
 {
         echo "root_subtree_end=$(cat $CG/cgroup.subtree_control | tr ' ' ,)"
         echo "user_slice_subtree_end=$(cat $CG/user.slice/cgroup.subtree_control | tr ' ' ,)"

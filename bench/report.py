@@ -380,7 +380,7 @@ def scale(argv):
 # === interactive: light users against a heavy one (host or VM) =====================================
 def interactive(argv):
     o = args(argv, ["runs", "out"], "load-start load-end kernel peers skipped suite prefix",
-             **{k: dict(type=int, default=0) for k in ("ncpu", "busy", "quick", "rounds", "hogs", "builds", "w_light",
+             **{k: dict(type=int, default=0) for k in ("ncpu", "busy", "quick", "hogs", "builds", "w_light",
                                                          "w_heavy", "host_ncpu")},
              warm=dict(type=float), dur=dict(type=float), kind=dict(choices=("host", "vm"), default="host"),
              facts=dict(nargs="*", default=[]), host_others=dict(nargs="*", type=float, default=[]),
@@ -414,8 +414,6 @@ def interactive(argv):
             ("hw-deep", "hand-written cgroups 1024:1024, pam_cpuslice's depth", 0.5,
              "`PARENT/hw-deep/user.slice/user-USER.slice/s.scope`"),
             ("hw-root", "hand-written cgroups 1024:1024 at the cpu root", 0.5, "`/csi-root-USER`: depth 1"),
-            ("hw-sd", "hand-written cgroups 1024:1024, pam_cpuslice's tree at parent=/", 0.5,
-             "`/csi-user.slice/user-USER.slice/s.scope`: depth 2 (not in the default run)"),
             ("cs-eq", "**pam_cpuslice**, equal weights", 0.5, "`* CPUWeight=100`"),
             ("hw-w", f"hand-written cgroups {SH_L}:{SH_H}", WSHARE, f"`PARENT/hw-w/USER`, cpu.shares {SH_L}, {SH_H}, {SH_L}"),
             ("cs-w", "**pam_cpuslice**, light user weighted", WSHARE, WEIGHTED),
@@ -538,8 +536,7 @@ def interactive(argv):
                      [[LABEL[k]] + [" / ".join(sorted({yn.get(c[i], "no") for c in R[k]["ctl"]})) for i in (0, 1)]
                       + [", ".join(sorted({" / ".join(c[2:5]) for c in R[k]["ctl"]})),
                          " / ".join(sorted({c[5] for c in R[k]["ctl"]}))] for k, _, _, _ in CONFIGS if R[k]["ctl"]], "lllll")
-        out += [""] + [f"{'Peers tried after the windows' if os.path.basename(f).startswith('peers') else 'Boot facts'} "
-                       f"({os.path.basename(f)}): " + "; ".join(f"`{t}`" for t in open(f).read().splitlines() if t.strip())
+        out += [""] + [f"Boot facts ({os.path.basename(f)}): " + "; ".join(f"`{t}`" for t in open(f).read().splitlines() if t.strip())
                        for f in sorted(o.facts)] + [""]
     goals = []
     for key, name, ref in (("cs-eq", "equal weights", "hw-deep"), ("cs-w", f"weight {o.w_light}:{o.w_heavy}", "hw-w"),

@@ -338,53 +338,20 @@ static int run_phases(char **argv) {
         return 0;
 }
 
-/* libsystemd's sd-bus, loaded at run time as the module's plugin loads it */
-typedef struct SdBus {
-        void *lib;
+/* pam_systemd's open, then the call the systemd backend makes (lib/systemd/backend-systemd.c:
+ * build_set_properties), bare, from libsystemd loaded at run time as the module's plugin loads it */
+static int run_setprops(char **argv) {
+        struct passwd *pw = getpwnam(argv[2]);
+        sd_bus_error error = SD_BUS_ERROR_NULL;
         typeof(sd_bus_open_system) *open_system;
         typeof(sd_bus_call_method) *call_method;
         typeof(sd_bus_flush_close_unref) *flush_close_unref;
         typeof(sd_bus_error_free) *error_free;
-} SdBus;
-
-static int sdbus_load(SdBus *b) {
-        b->lib = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
-        if (!b->lib)
-                return -ENOENT;
-        b->open_system = dlsym(b->lib, "sd_bus_open_system");
-        b->call_method = dlsym(b->lib, "sd_bus_call_method");
-        b->flush_close_unref = dlsym(b->lib, "sd_bus_flush_close_unref");
-        b->error_free = dlsym(b->lib, "sd_bus_error_free");
-        return b->open_system && b->call_method && b->flush_close_unref && b->error_free ? 0 : -ENOENT;
-}
-
-/* The call the systemd backend makes (lib/systemd/backend-systemd.c: build_set_properties), bare. */
-static int set_unit_properties(const SdBus *b, uid_t uid, uint64_t weight, uint64_t quota) {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_bus *bus = NULL;
-        char unit[64];
-        int r;
-
-        snprintf(unit, sizeof unit, "user-%u.slice", (unsigned) uid);
-        r = b->open_system(&bus);
-        if (r < 0)
-                return r;
-        r = b->call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
-                           "org.freedesktop.systemd1.Manager", "SetUnitProperties", &error, NULL, "sba(sv)", unit, 1,
-                           3, "CPUWeight", "t", weight, "CPUQuotaPerSecUSec", "t", quota, "CPUQuotaPeriodUSec", "t",
-                           UINT64_MAX);
-        if (r < 0)
-                fprintf(stderr, "SetUnitProperties(%s): %s\n", unit, error.message ? error.message : strerror(-r));
-        b->error_free(&error);
-        b->flush_close_unref(bus);
-        return r;
-}
-
-static int run_setprops(char **argv) {
-        struct passwd *pw = getpwnam(argv[2]);
         pam_handle_t *h = NULL;
-        SdBus b = {};
+        sd_bus *bus = NULL;
         uint64_t load, pam_open, t2, t3, t4, close;
+        char unit[64];
+        void *lib;
         int r;
 
         if (!pw)
@@ -393,10 +360,25 @@ static int run_setprops(char **argv) {
         if (r != 0)
                 return r;
         t2 = now_usec();
-        if (sdbus_load(&b) < 0)
+        lib = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
+        if (!lib || !(open_system = dlsym(lib, "sd_bus_open_system")) ||
+            !(call_method = dlsym(lib, "sd_bus_call_method")) ||
+            !(flush_close_unref = dlsym(lib, "sd_bus_flush_close_unref")) ||
+            !(error_free = dlsym(lib, "sd_bus_error_free")))
                 return 5;
         t3 = now_usec();
-        if (set_unit_properties(&b, pw->pw_uid, strtoull(argv[4], NULL, 10), strtoull(argv[5], NULL, 10)) < 0)
+        snprintf(unit, sizeof unit, "user-%u.slice", (unsigned) pw->pw_uid);
+        r = open_system(&bus);
+        if (r >= 0)
+                r = call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+                                "org.freedesktop.systemd1.Manager", "SetUnitProperties", &error, NULL, "sba(sv)",
+                                unit, 1, 3, "CPUWeight", "t", strtoull(argv[4], NULL, 10), "CPUQuotaPerSecUSec", "t",
+                                strtoull(argv[5], NULL, 10), "CPUQuotaPeriodUSec", "t", UINT64_MAX);
+        if (r < 0)
+                fprintf(stderr, "SetUnitProperties(%s): %s\n", unit, error.message ? error.message : strerror(-r));
+        error_free(&error);
+        flush_close_unref(bus);
+        if (r < 0)
                 return 6;
         t4 = now_usec();
         r = hold_and_close(h, NULL, argv[3], &close);
@@ -405,7 +387,7 @@ static int run_setprops(char **argv) {
         printf("load=%" PRIu64 " pam_open=%" PRIu64 " libload=%" PRIu64 " call=%" PRIu64 " open=%" PRIu64
                " close=%" PRIu64 "\n",
                load, pam_open, t3 - t2, t4 - t3, pam_open + t4 - t2, close);
-        dlclose(b.lib);
+        dlclose(lib);
         return 0;
 }
 

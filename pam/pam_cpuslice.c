@@ -96,7 +96,7 @@ static void log_diags(Login *l) {
 }
 
 static void log_resolution(Login *l) {
-        char w[CPU_FORMAT_MAX], q[CPU_FORMAT_MAX], p[CPU_FORMAT_MAX];
+        char w[CPU_FORMAT_MAX], q[CPU_FORMAT_MAX], p[CPU_FORMAT_MAX], share[SHARE_FORMAT_MAX];
 
         if (!l->args.debug)
                 return;
@@ -109,6 +109,8 @@ static void log_resolution(Login *l) {
         pam_syslog(l->h, LOG_DEBUG, "%s (uid %u): CPUWeight=%s CPUQuota=%s CPUQuotaPeriodSec=%s", l->user_esc,
                    (unsigned) l->user.uid, cpu_weight_format(l->res.limits.weight, w),
                    cpu_quota_format(l->res.limits.quota_per_sec, q), cpu_period_format(l->res.limits.period_usec, p));
+        if (resolved_share_format(&l->res, share))
+                pam_syslog(l->h, LOG_DEBUG, "%s: the CPUQuota= is %s", l->user_esc, share);
 }
 
 /* A penalty the timer's pass gave this user holds across logins: the stricter of the config's
@@ -139,6 +141,7 @@ static int resolve_settings(Login *l) {
                 return fail(l, "out of memory reading the config");
         if (r < 0)
                 return fail(l, "a config file was refused (see above)");
+        slice_target_count_cpus(&l->args.target, &l->rules);
         r = rules_resolve(&l->rules, &l->user, &l->res);
         if (r < 0)
                 return fail(l, "group lookup failed: %s", strerror(-r));
@@ -338,6 +341,17 @@ static const char *session_id(Login *l) {
         return id;
 }
 
+/* The kernel refuses a burst above the quota per period, and one without a quota means nothing. */
+static void log_burst_dropped(Login *l, const CpuKernelValues *k) {
+        char b[CPU_FORMAT_MAX];
+
+        if (k->burst_dropped)
+                pam_syslog(l->h, LOG_WARNING, "%s: CPUBurst=%s left out: %s", l->user_esc,
+                           cpu_period_format(l->res.limits.burst_usec, b),
+                           k->quota_usec == CPU_QUOTA_INFINITY ? "no CPUQuota= to burst above"
+                                                               : "more than the quota per period");
+}
+
 static int apply_cgroupfs(Login *l) {
         _cleanup_(cgfs_close) Cgfs c = { .root_fd = -EBADF };
         SessionState *st = calloc(1, sizeof *st);
@@ -357,10 +371,14 @@ static int apply_cgroupfs(Login *l) {
                 pam_syslog(l->h, LOG_WARNING,
                            "%s: CPUQuota= raised to the kernel's minimum of 1ms per %" PRIu64 "us period",
                            l->user_esc, k.period_usec);
+        log_burst_dropped(l, &k);
         r = slice_target_open_cgfs(&l->args.target, NULL, &c, &e);
         c.max_scopes = l->args.max_scopes;
         if (r >= 0)
                 r = cgfs_open_session(&c, l->user.uid, session_id(l), getpid(), &k, &st->s, &e);
+        if (r >= 0 && c.burst_missing)
+                pam_syslog(l->h, LOG_WARNING, "%s: CPUBurst= left out: this kernel has no CPU burst (Linux 5.14+)",
+                           l->user_esc);
         if (r >= 0 && !st->s.scope[0]) {
                 if (l->args.debug)
                         pam_syslog(l->h, LOG_DEBUG, "%s: already in user-%u.slice; left where it is", l->user_esc,

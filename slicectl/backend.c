@@ -146,13 +146,14 @@ void backend_print_manager_view(const SliceBackend *b, uid_t uid) {
         bus_slice_view_done(&v);
 }
 
-/* Setting ↔ BusProp: the module's settings after CPUSlice= are systemd's three properties */
+/* Setting ↔ BusProp: the module's settings after CPUSlice= are systemd's three properties, and
+ * CPUQuotaShare= is one more spelling of CPUQuota= */
 static Setting prop_setting(BusProp p) {
         return (Setting) (p + SETTING_WEIGHT);
 }
 
 static BusProp setting_prop(Setting s) {
-        return (BusProp) (s - SETTING_WEIGHT);
+        return s == SETTING_QUOTA_SHARE ? setting_prop(SETTING_QUOTA) : (BusProp) (s - SETTING_WEIGHT);
 }
 
 unsigned backend_owned_settings(const SliceBackend *b, const Resolved *res) {
@@ -240,14 +241,16 @@ void backend_report_apply(const SliceBackend *b, const char *user, uid_t uid, co
 int backend_admin_value(const SliceTarget *t, uid_t uid, Setting s, char value[static CPU_FORMAT_MAX], char *path,
                         size_t n) {
         AdminValue kind = ADMIN_VALUE_PERSISTENT;
-        BusProp p = setting_prop(s);
+        BusProp p;
         char *one[1] = { path };
         AppliedRecord rec;
         uint64_t v;
         int r;
 
-        if (s < SETTING_WEIGHT || s >= _SETTING_MAX || !slice_target_uses_systemd(t))
+        /* CPUBurst= has no systemd property: nothing an admin could hold */
+        if (s < SETTING_WEIGHT || s >= _SETTING_MAX || s == SETTING_BURST || !slice_target_uses_systemd(t))
                 return ADMIN_VALUE_NONE;
+        p = setting_prop(s);
         r = control_dropin_path(t->bus.root, false, uid, p, path, n);
         if (r < 0)
                 return r;

@@ -196,6 +196,9 @@ unsigned slice_drift(bool v2, const SliceInfo *info, const CpuKernelValues *k) {
                 m |= 1u << SETTING_QUOTA;
         if (info->period_usec != k->period_usec)
                 m |= 1u << SETTING_PERIOD;
+        /* absent (before Linux 5.14) is not drift: there is nothing to write */
+        if (info->burst_usec != CGSTAT_NONE && info->burst_usec != k->burst_usec)
+                m |= 1u << SETTING_BURST;
         return m;
 }
 
@@ -217,6 +220,8 @@ const char *live_value(bool v2, const SliceInfo *info, const Resolved *res, Sett
                 return cpu_quota_format(info->quota_usec * USEC_PER_SEC / info->period_usec, buf);
         case SETTING_PERIOD:
                 return info->period_usec == CGSTAT_NONE ? "?" : cpu_period_format(info->period_usec, buf);
+        case SETTING_BURST:
+                return info->burst_usec == CGSTAT_NONE ? "?" : cpu_period_format(info->burst_usec, buf);
         default:
                 return "?";
         }

@@ -20,7 +20,8 @@ typedef struct SliceRow {
         uint64_t weight;      /* the CPUWeight= the kernel value stands for; CGSTAT_NONE: unknown */
         double quota_percent; /* < 0: no quota (or unknown: see info.quota_usec) */
         double cpu_percent;   /* < 0: not sampled */
-        PenaltyState penalty; /* metrics only: the saved penalty state (none when refused) */
+        PenaltyState penalty; /* metrics only: the saved penalty state */
+        bool penalty_refused; /* metrics only: its file was refused (not root's, corrupt) */
 } SliceRow;
 
 typedef struct Rows {

@@ -12,6 +12,7 @@
 #include "login-policy.h"
 #include "parse-util.h"
 #include "penalty-cap.h"
+#include "slice-target.h"
 #include "slicectl-util.h"
 
 bool arg_json;
@@ -53,6 +54,7 @@ static int load_config_full(RuleSet *rs, bool warnings) {
         if (r < 0)
                 return log_error(r, "while a config file is refused, pam_cpuslice gives no login a slice; "
                                     "fix it first (see 'slicectl check'), nothing was done");
+        slice_target_count_cpus(&arg_target, rs);
         return 0;
 }
 

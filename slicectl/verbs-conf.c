@@ -28,6 +28,8 @@ static const char *setting_value(const Resolved *res, Setting s, char buf[static
                 return cpu_quota_format(res->limits.quota_per_sec, buf);
         case SETTING_PERIOD:
                 return cpu_period_format(res->limits.period_usec, buf);
+        case SETTING_BURST:
+                return cpu_period_format(res->limits.burst_usec, buf);
         default:
                 return "?";
         }
@@ -115,12 +117,19 @@ static int explain_json(const RuleSet *rs, UserIdent *u, const Resolved *res) {
         json_string(&j, "reason", login_skip_reason(res));
         json_open(&j, "settings", '[');
         for (Setting s = 0; s < _SETTING_MAX; s++) {
-                const Rule *w = res->source[s];
-                char buf[CPU_FORMAT_MAX];
+                const Rule *w = resolved_holder(res, s);
+                char buf[CPU_FORMAT_MAX], share[SHARE_FORMAT_MAX];
 
+                if (setting_is_spelling(s))
+                        continue;
                 json_open(&j, NULL, '{');
                 json_string(&j, "setting", setting_to_string(s));
                 json_string(&j, "value", setting_value(res, s, buf));
+                if (s == SETTING_QUOTA) {
+                        json_string(&j, "share",
+                                    resolved_share_format(res, share) ? cpu_quota_format(w->quota_share, buf) : NULL);
+                        json_u64(&j, "cpus", res->share_cpus);
+                }
                 if (w) {
                         json_open(&j, "source", '{');
                         json_rule(&j, rs, w);
@@ -132,7 +141,7 @@ static int explain_json(const RuleSet *rs, UserIdent *u, const Resolved *res) {
                         const Rule *l = &rs->rules[i];
                         int r;
 
-                        if (l == w || !(l->mask & (1u << s)))
+                        if (l == w || !(l->mask & setting_rivals(s)))
                                 continue;
                         r = rule_matches(l, u);
                         if (r < 0)
@@ -211,11 +220,16 @@ int verb_explain(int argc, char **argv) {
         if (u.uid == 0)
                 printf("root gets a slice only through lines that name it (root or 0).\n");
         for (Setting s = 0; s < _SETTING_MAX; s++) {
-                const Rule *w = res.source[s];
-                char buf[CPU_FORMAT_MAX];
+                const Rule *w = resolved_holder(&res, s);
+                char buf[CPU_FORMAT_MAX], share[SHARE_FORMAT_MAX];
 
+                if (setting_is_spelling(s))
+                        continue;
                 putchar('\n');
-                print_line(stdout, "%s=%s", setting_to_string(s), setting_value(&res, s, buf));
+                if (s == SETTING_QUOTA && resolved_share_format(&res, share))
+                        print_line(stdout, "%s=%s (%s)", setting_to_string(s), setting_value(&res, s, buf), share);
+                else
+                        print_line(stdout, "%s=%s", setting_to_string(s), setting_value(&res, s, buf));
                 if (!w && s == SETTING_SLICE && !res.matched) {
                         printf("  no line     no config line matches this user\n");
                         continue;
@@ -239,7 +253,7 @@ int verb_explain(int argc, char **argv) {
                 for (size_t i = 0; i < rs.n; i++) {
                         const Rule *l = &rs.rules[i];
 
-                        if (l == w || !(l->mask & (1u << s)))
+                        if (l == w || !(l->mask & setting_rivals(s)))
                                 continue;
                         r = rule_matches(l, &u);
                         if (r < 0)
@@ -308,6 +322,31 @@ static void check_penalties(const RuleSet *rs, DiagList *d) {
         }
 }
 
+/* A CPUBurst= on a line whose own CPUQuota= (and period) leave less per period: the kernel would
+ * refuse it, so a login leaves it out. A quota from another line is the resolution's to judge. */
+static void check_bursts(const RuleSet *rs, DiagList *d) {
+        for (size_t i = 0; i < rs->n; i++) {
+                const Rule *r = &rs->rules[i];
+                CpuLimits l = CPU_LIMITS_DEFAULT;
+                CpuKernelValues k;
+                char b[CPU_FORMAT_MAX], q[CPU_FORMAT_MAX];
+
+                if (!(r->mask & (1u << SETTING_BURST)) || !(r->mask & (1u << SETTING_QUOTA)))
+                        continue;
+                l.quota_per_sec = r->quota_per_sec;
+                l.burst_usec = r->burst_usec;
+                if (r->mask & (1u << SETTING_PERIOD))
+                        l.period_usec = r->period_usec;
+                cpu_limits_to_kernel(&l, &k);
+                if (k.burst_dropped)
+                        diag_add(d, DIAG_ERROR, rule_file(rs, r), r->line,
+                                 "CPUBurst=%s is more than this line's quota per period (%s): the kernel refuses "
+                                 "it, a login leaves it out",
+                                 cpu_period_format(r->burst_usec, b),
+                                 k.quota_usec == CPU_QUOTA_INFINITY ? "none" : cpu_period_format(k.quota_usec, q));
+        }
+}
+
 int check_collect(int argc, char **argv, DiagList *d) {
         _cleanup_(ruleset_done) RuleSet rs = {};
         int r;
@@ -331,6 +370,7 @@ int check_collect(int argc, char **argv, DiagList *d) {
         }
         check_names(&rs, d);
         check_penalties(&rs, d);
+        check_bursts(&rs, d);
         return 0;
 }
 

@@ -50,6 +50,7 @@ static void describe_change(bool v2, const SliceInfo *info, const Resolved *res,
                 char a[CPU_FORMAT_MAX], b[CPU_FORMAT_MAX];
                 const char *to = s == SETTING_WEIGHT  ? cpu_weight_format(res->limits.weight, b)
                                  : s == SETTING_QUOTA ? cpu_quota_format(res->limits.quota_per_sec, b)
+                                 : s == SETTING_BURST ? cpu_period_format(k.burst_usec, b)
                                                       : cpu_period_format(k.period_usec, b);
 
                 const char *from = live_value(v2, info, res, s, a);
@@ -247,7 +248,7 @@ static int apply_live(const Domain *domain, unsigned mask, const char *path) {
                 if (filter_match(&f, &u) <= 0 || rules_resolve(&rs, &u, &res) < 0)
                         continue;
                 for (Setting s = 0; s < _SETTING_MAX; s++) {
-                        const Rule *w = res.source[s];
+                        const Rule *w = resolved_holder(&res, s);
 
                         if (!(mask & (1u << s)) || !w)
                                 continue;

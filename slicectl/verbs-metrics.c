@@ -37,12 +37,24 @@ static bool m_quota(const SliceRow *r, PromValue *ret) {
         return true;
 }
 
+static bool m_quota_share(const SliceRow *r, PromValue *ret) {
+        const Rule *w = r->have_config ? r->res.source[SETTING_QUOTA_SHARE] : NULL;
+
+        if (!w)
+                return false;
+        *ret = PROM_DOUBLE((double) w->quota_share / (double) USEC_PER_SEC);
+        return true;
+}
+
 static bool m_sessions(const SliceRow *r, PromValue *ret) {
         *ret = PROM_U64(r->info.n_scopes);
         return true;
 }
 
 static bool m_penalty_level(const SliceRow *r, PromValue *ret) {
+        /* a state that was refused is not "level 0": the user may well be capped */
+        if (r->penalty_refused)
+                return false;
         *ret = PROM_U64(r->penalty.level);
         return true;
 }
@@ -87,9 +99,16 @@ static const struct {
           "0 for CPUWeight=idle." },
         { "cpuslice_cpu_quota_cpus", PROM_GAUGE, FUNC(m_quota),
           "CPUQuota= in force for the user's slice, in CPUs (quota / period); absent when unlimited." },
+        { "cpuslice_cpu_burst_seconds", PROM_GAUGE, FIELD(PROM_VALUE_USEC, info.burst_usec),
+          "CPUBurst= in force for the user's slice (cpu.max.burst / cpu.cfs_burst_us); absent where the "
+          "kernel has no burst (before Linux 5.14)." },
+        { "cpuslice_cpu_quota_share", PROM_GAUGE, FUNC(m_quota_share),
+          "CPUQuotaShare= the config gives the user, as a fraction of the CPUs users can run on; absent when "
+          "the quota is given as CPUQuota= or not at all." },
         { "cpuslice_sessions", PROM_GAUGE, FUNC(m_sessions), "Session scopes in the user's slice." },
         { "cpuslice_penalty_level", PROM_GAUGE, FUNC(m_penalty_level),
-          "The user's sustained-use penalty level (0: none; slicectl penalty list)." },
+          "The user's sustained-use penalty level (0: none; slicectl penalty list); absent when the "
+          "saved state was refused (cpuslice_penalty_states_refused)." },
         { "cpuslice_penalty_until_seconds", PROM_GAUGE, FUNC(m_penalty_until),
           "When the user's running penalty ends (Unix time); absent when not capped." },
 };
@@ -108,6 +127,7 @@ typedef struct Metrics {
         Rows rows;
         char **labels; /* per row: user="…",uid="…" */
         size_t config_errors;
+        size_t penalty_refused;
         uint64_t now_usec; /* CLOCK_REALTIME */
 } Metrics;
 
@@ -149,6 +169,11 @@ static int metrics_write(FILE *f, void *userdata) {
                                "cgroupfs, no permission); slicectl names each on stderr.",
                                PROM_U64(m->rows.n_skipped));
         if (r >= 0)
+                r = write_host(f, "cpuslice_penalty_states_refused",
+                               "Users whose saved penalty state was refused (not root's, corrupt): no level is "
+                               "known for them; slicectl penalty list says why.",
+                               PROM_U64(m->penalty_refused));
+        if (r >= 0)
                 r = write_host(f, "cpuslice_metrics_timestamp_seconds",
                                "When slicectl read these values (Unix time).", PROM_USEC(m->now_usec));
         return r;
@@ -168,6 +193,25 @@ static int make_labels(Metrics *m) {
                 }
         }
         return 0;
+}
+
+static void load_penalties(Metrics *m) {
+        _cleanup_close_ int dfd = penalty_state_dir_open(arg_state_root);
+
+        for (size_t i = 0; i < m->rows.n; i++) {
+                SliceRow *row = &m->rows.rows[i];
+                char why[128];
+                int r = penalty_state_load_at(dfd, row->info.uid, &row->penalty, why, sizeof why);
+
+                if (r < 0) {
+                        row->penalty_refused = true;
+                        m->penalty_refused++;
+                        log_warning("uid %u: the penalty state " PENALTY_STATE_DIR "/%u is refused (%s); its "
+                                    "level is left out",
+                                    (unsigned) row->info.uid, (unsigned) row->info.uid,
+                                    r == -EPERM || r == -EBADMSG ? why : strerror(-r));
+                }
+        }
 }
 
 static int metrics_collect(Metrics *m) {
@@ -191,9 +235,7 @@ static int metrics_collect(Metrics *m) {
         if (r < 0)
                 return r;
         rows_log_skipped(&m->rows);
-        for (size_t i = 0; i < m->rows.n; i++)
-                (void) penalty_state_load(arg_state_root, m->rows.rows[i].info.uid, &m->rows.rows[i].penalty, NULL,
-                                          0);
+        load_penalties(m);
         r = make_labels(m);
         return r < 0 ? log_error(r, "out of memory") : 0;
 }

@@ -148,6 +148,16 @@ static int reapply(const UserIdent *u) {
         return 0;
 }
 
+/* So that the use before the clear does not penalize again at the next pass (under the lock). */
+static void forget_samples(uid_t uid) {
+        _cleanup_(penalty_store_done) PenaltySampleStore st = {};
+
+        if (penalty_store_load(arg_state_root, &st) < 0)
+                return;
+        penalty_store_forget(&st, uid);
+        (void) penalty_store_save(arg_state_root, &st, false);
+}
+
 int penalty_clear(int argc, char **argv) {
         _cleanup_(user_done) UserIdent u = {};
         PenaltyState st;
@@ -171,7 +181,7 @@ int penalty_clear(int argc, char **argv) {
         r = penalty_state_remove(arg_state_root, u.uid);
         if (r < 0)
                 return log_error(r, "%s: cannot remove the penalty state: %s", u.name, strerror(-r));
-        (void) penalty_samples_remove(arg_state_root, u.uid);
+        forget_samples(u.uid);
         if (load < 0)
                 print_line(stdout, "%s (uid %u): penalty state removed (it was refused: %s)", u.name,
                            (unsigned) u.uid, load == -EPERM || load == -EBADMSG ? why : strerror(-load));

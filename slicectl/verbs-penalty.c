@@ -31,15 +31,15 @@ typedef struct Pass {
         SliceBackend backend;
         RuleSet rules;
         SliceList slices;
-        uint64_t now;      /* wall clock: the states' times */
-        uint64_t boottime; /* the samples' */
-        int samples_dfd;   /* each opened once: a pass over 100 users was mostly their mkdir and open */
-        int state_dfd;
+        uint64_t now;               /* wall clock: the states' times */
+        uint64_t boottime;          /* the samples' */
+        PenaltySampleStore samples; /* read once, written once */
+        int state_dfd;              /* opened once */
         int failed;
 } Pass;
 
 static void pass_done(Pass *p) {
-        closep(&p->samples_dfd);
+        penalty_store_done(&p->samples);
         closep(&p->state_dfd);
         slice_list_done(&p->slices);
         ruleset_done(&p->rules);
@@ -95,16 +95,16 @@ static int slice_pids(Pass *p, uid_t uid, pid_t **ret, size_t *ret_n) {
 }
 
 /* The use over the window, exempt processes' time taken out; the history kept under /run. */
+/* The use over the window, exempt processes' time taken out; the history kept under /run. */
 static uint64_t sample_use(Pass *p, const Resolved *res, const SliceInfo *info) {
-        _cleanup_(penalty_samples_done) PenaltySamples s = {};
+        PenaltySamples *s;
         PenaltyProc *exempt = NULL;
         size_t n_exempt = 0;
-        int r;
 
         if (info->stat.usage_usec == CGSTAT_NONE)
                 return PENALTY_USE_UNKNOWN;
-        r = penalty_samples_load_at(p->samples_dfd, info->uid, &s);
-        if (r < 0)
+        s = penalty_store_get(&p->samples, info->uid);
+        if (!s)
                 return PENALTY_USE_UNKNOWN;
         if (res->penalty_exempt) {
                 _cleanup_free_ pid_t *pids = NULL;
@@ -114,15 +114,10 @@ static uint64_t sample_use(Pass *p, const Resolved *res, const SliceInfo *info) 
                         return PENALTY_USE_UNKNOWN;
                 (void) penalty_exempt_procs(pids, n, res->penalty_exempt, &exempt, &n_exempt);
         }
-        if (penalty_samples_add(&s, p->boottime, info->stat.usage_usec, exempt, n_exempt, res->penalty.window_usec) <
+        if (penalty_samples_add(s, p->boottime, info->stat.usage_usec, exempt, n_exempt, res->penalty.window_usec) <
             0)
                 return PENALTY_USE_UNKNOWN;
-        if (!arg_dry_run) {
-                r = penalty_samples_save_at(p->samples_dfd, info->uid, &s);
-                if (r < 0)
-                        log_warning("uid %u: cannot keep the usage samples: %s", (unsigned) info->uid, strerror(-r));
-        }
-        return penalty_samples_use(&s, res->penalty.window_usec);
+        return penalty_samples_use(s, res->penalty.window_usec);
 }
 
 static void describe(const char *user, uid_t uid, PenaltyAction a, const Resolved *res, const PenaltyState *st,
@@ -192,7 +187,8 @@ static int load_state(const Pass *p, const UserIdent *u, PenaltyState *st) {
 
         if (r < 0)
                 log_error(r,
-                          "%s (uid %u): the penalty state " PENALTY_STATE_DIR "/%u %s; nothing is decided for "
+                          "%s (uid %u): the penalty state " PENALTY_STATE_DIR
+                          "/%u is refused (%s); nothing is decided for "
                           "this user until it is fixed or removed ('slicectl penalty clear %u'): a cap on the "
                           "running slice stays, a new login gets the configured values",
                           u->name, (unsigned) u->uid, (unsigned) u->uid,
@@ -249,8 +245,6 @@ static int decide_user(Pass *p, uid_t uid) {
         if (r < 0)
                 return r;
         if (!penalty_policy_enabled(&res.penalty) || !info) {
-                if (!arg_dry_run)
-                        (void) penalty_samples_save_at(p->samples_dfd, uid, NULL);
                 if (st.level == 0 && !st.active)
                         return 0;
         } else
@@ -300,7 +294,6 @@ static int penalty_run(void) {
         _cleanup_(pass_done) Pass p = {
                 .now = realtime_usec(),
                 .boottime = boottime_usec(),
-                .samples_dfd = -EBADF,
                 .state_dfd = -EBADF,
         };
         _cleanup_free_ uid_t *uids = NULL, *saved = NULL;
@@ -325,10 +318,9 @@ static int penalty_run(void) {
                 return 0;
         }
         p.state_dfd = penalty_state_dir_open(arg_state_root);
-        p.samples_dfd = penalty_samples_dir_open(arg_state_root, !arg_dry_run);
-        if (p.samples_dfd < 0 && p.samples_dfd != -ENOENT)
-                log_warning("cannot open " PENALTY_SAMPLE_DIR ": %s; no use is measured in this pass",
-                            strerror(-p.samples_dfd));
+        r = penalty_store_load(arg_state_root, &p.samples);
+        if (r < 0)
+                return log_error(r, "cannot read " PENALTY_SAMPLE_DIR "/" PENALTY_SAMPLE_FILE ": %s", strerror(-r));
         r = backend_open_or_log(&p.backend, &arg_target);
         if (r < 0)
                 return r;
@@ -341,6 +333,12 @@ static int penalty_run(void) {
         for (size_t i = 0; i < n; i++)
                 if (decide_user(&p, uids[i]) < 0)
                         p.failed++;
+        if (!arg_dry_run) {
+                /* the users sampled now; those whose slice ended or whose rule went are dropped */
+                r = penalty_store_save(arg_state_root, &p.samples, true);
+                if (r < 0)
+                        log_warning("cannot keep the usage samples: %s", strerror(-r));
+        }
         return p.failed ? -EIO : 0;
 }
 

@@ -200,7 +200,9 @@ static void status_systemd_notes(const SliceBackend *b, uid_t uid, const Resolve
                 char value[CPU_FORMAT_MAX], path[PATH_MAX];
                 int r;
 
-                if (!res->source[s]) {
+                if (setting_is_spelling(s))
+                        continue;
+                if (!resolved_holder(res, s)) {
                         strcpy(l->config, "-");
                         l->note = "not in the config: systemd's own value";
                         l->drift = false;
@@ -233,7 +235,8 @@ static void status_lines(bool v2, const Resolved *res, const SliceInfo *info, St
 
         cpu_limits_to_kernel(&res->limits, &k);
         for (Setting s = 0; s < _SETTING_MAX; s++)
-                lines[s] = (StatusLine) { .live = "-", .config = "-", .source = gets ? res->source[s] : NULL };
+                lines[s] =
+                        (StatusLine) { .live = "-", .config = "-", .source = gets ? resolved_holder(res, s) : NULL };
         lines[SETTING_SLICE].source = res->source[SETTING_SLICE];
         strcpy(lines[SETTING_SLICE].config, gets ? "yes" : "no");
         if (!res->matched)
@@ -241,7 +244,14 @@ static void status_lines(bool v2, const Resolved *res, const SliceInfo *info, St
         if (gets) {
                 cpu_weight_format(res->limits.weight, lines[SETTING_WEIGHT].config);
                 cpu_quota_format(res->limits.quota_per_sec, lines[SETTING_QUOTA].config);
+                if (resolved_share_format(res, lines[SETTING_QUOTA].note_buf))
+                        lines[SETTING_QUOTA].note = lines[SETTING_QUOTA].note_buf;
                 cpu_period_format(res->limits.period_usec, lines[SETTING_PERIOD].config); /* as explain says */
+                cpu_period_format(k.burst_usec, lines[SETTING_BURST].config);
+                if (k.burst_dropped)
+                        lines[SETTING_BURST].note = k.quota_usec == CPU_QUOTA_INFINITY
+                                                            ? "left out: no CPUQuota= to burst above"
+                                                            : "left out: more than the quota per period";
                 if (k.period_usec != res->limits.period_usec) {
                         char p[CPU_FORMAT_MAX];
 
@@ -458,8 +468,18 @@ static void status_json(const RuleSet *rs, const UserIdent *u, const Resolved *r
         json_string(&j, "reason", login_skip_reason(res));
         json_open(&j, "settings", '[');
         for (Setting s = 0; s < _SETTING_MAX; s++) {
+                char share[CPU_FORMAT_MAX];
+
+                if (setting_is_spelling(s))
+                        continue;
                 json_open(&j, NULL, '{');
                 json_string(&j, "setting", setting_to_string(s));
+                if (s == SETTING_QUOTA) {
+                        const Rule *w = res->source[SETTING_QUOTA_SHARE];
+
+                        json_string(&j, "share", w ? cpu_quota_format(w->quota_share, share) : NULL);
+                        json_u64(&j, "cpus", res->share_cpus);
+                }
                 json_string(&j, "config", strcmp(lines[s].config, "-") == 0 ? NULL : lines[s].config);
                 json_string(&j, "live", strcmp(lines[s].live, "-") == 0 ? NULL : lines[s].live);
                 if (lines[s].source) {
@@ -531,6 +551,8 @@ int verb_status(int argc, char **argv) {
         for (Setting s = 0; s < _SETTING_MAX; s++) {
                 char name[32];
 
+                if (setting_is_spelling(s))
+                        continue;
                 snprintf(name, sizeof name, "%s=", setting_to_string(s));
                 print_line(stdout, "%-20s %-10s %-10s %s%s", name, lines[s].config, lines[s].live,
                            source_of(&rs, &lines[s], src, sizeof src), lines[s].drift ? "  <- DRIFT" : "");

@@ -55,6 +55,10 @@ int state_file_read(int dfd, const char *name, size_t max, char **ret, char *why
 
         *ret = NULL;
         fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        if (fd < 0 && errno == ELOOP) {
+                snprintf(why ? why : why_buf, why ? why_len : sizeof why_buf, "a symbolic link");
+                return -EPERM;
+        }
         if (fd < 0)
                 return errno == ENOENT ? 0 : negative_errno();
         /* root's (the module's and slicectl's), or the reader's own; a user reading root's file
@@ -105,7 +109,9 @@ int state_dir_list_uids(const char *path, int (*name_to_uid)(const char *name, u
         while ((de = readdir(d))) {
                 uid_t uid;
 
-                if (de->d_type != DT_REG || name_to_uid(de->d_name, &uid) < 0)
+                /* not only regular files: one that is not is refused, and said, by its reader
+                         * instead of being passed over (a penalty no pass sees is never lifted) */
+                if (name_to_uid(de->d_name, &uid) < 0)
                         continue;
                 if (!GREEDY_REALLOC(uids, cap, n + 1))
                         return -ENOMEM;

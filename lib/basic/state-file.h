@@ -17,8 +17,9 @@
 int state_dir_open(const char *path, bool create);
 
 /* The content of name in dfd (at most max bytes, NUL-terminated) in *ret, or *ret = NULL and 0
- * when there is no such file. -EPERM with why (if not NULL: "owned by uid 1000, not root", ...)
- * when it is not a regular file that root or the reader owns and only its owner may write;
+ * when there is no such file. -EPERM with why (if not NULL: "owned by uid 1000, not root", "a
+ * symbolic link", ...) when it is not a regular file that root or the reader owns and only its
+ * owner may write;
  * -EFBIG over max. */
 int state_file_read(int dfd, const char *name, size_t max, char **ret, char *why, size_t why_len);
 
@@ -33,7 +34,9 @@ int state_file_remove(int dfd, const char *name);
  * with fill NULL, removed (0 when it or the directory is not there). */
 int state_file_save(const char *path, const char *name, AtomicFileFlags flags, AtomicFill fill, void *userdata);
 
-/* The keys of the regular files in the directory path that name_to_uid accepts (returns >= 0
- * for), in directory order, malloc()ed into *ret; none when the directory is missing. */
+/* The keys of the entries in the directory path that name_to_uid accepts (returns >= 0 for), in
+ * directory order, malloc()ed into *ret; none when the directory is missing. Entries of any type:
+ * state_file_read() refuses one that is not a regular file, and says why, rather than a list
+ * passing it over in silence. */
 int state_dir_list_uids(const char *path, int (*name_to_uid)(const char *name, uid_t *ret), uid_t **ret,
                         size_t *ret_n);

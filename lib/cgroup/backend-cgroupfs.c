@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "backend-cgroupfs.h"
+#include "cgroup-stat.h"
 #include "macro.h"
 #include "proc-cgroup.h"
 
@@ -54,6 +55,46 @@ static int write_weight_v1(Cgfs *c, int fd, const CpuKernelValues *k, CsError *e
         return write_setting(c, fd, "cpu.shares", buf, e);
 }
 
+/* Linux 5.14+ keeps the burst at most the quota per period: a burst above the new quota is
+ * lowered before the quota is written, a burst above the old one raised after it. Where the
+ * kernel has no burst, one asked for is left out, and burst_missing set for the caller to say so. */
+static const char *burst_file(const Cgfs *c) {
+        return c->layout.cpu.v2 ? "cpu.max.burst" : "cpu.cfs_burst_us";
+}
+
+static int write_burst(Cgfs *c, int fd, const CpuKernelValues *k, bool before_quota, CsError *e) {
+        _cleanup_free_ char *text = NULL;
+        uint64_t cur;
+        char buf[32];
+
+        if (cgfs_read_file(c, fd, burst_file(c), &text, NULL) < 0 || cgstat_parse_u64(text, &cur) < 0) {
+                c->burst_missing = c->burst_missing || k->burst_usec > 0;
+                return 0;
+        }
+        if (before_quota ? cur <= k->burst_usec : cur >= k->burst_usec)
+                return 0;
+        snprintf(buf, sizeof buf, "%" PRIu64 "\n", k->burst_usec);
+        return cgfs_write_file(c, fd, burst_file(c), buf, e);
+}
+
+static int write_quota(Cgfs *c, int fd, const CpuKernelValues *k, CsError *e) {
+        char buf[64];
+        int r;
+
+        if (c->layout.cpu.v2) {
+                r = cpu_max_format(k, buf, sizeof buf);
+                return r < 0 ? r : write_setting(c, fd, "cpu.max", buf, e);
+        }
+        snprintf(buf, sizeof buf, "%" PRIu64 "\n", k->period_usec);
+        r = write_setting(c, fd, "cpu.cfs_period_us", buf, e);
+        if (r < 0)
+                return r;
+        if (k->quota_usec == CPU_QUOTA_INFINITY)
+                return write_setting(c, fd, "cpu.cfs_quota_us", "-1\n", e);
+        snprintf(buf, sizeof buf, "%" PRIu64 "\n", k->quota_usec);
+        return write_setting(c, fd, "cpu.cfs_quota_us", buf, e);
+}
+
 static int write_settings(Cgfs *c, int fd, const CpuKernelValues *k, CsError *e) {
         char buf[64];
         int r;
@@ -69,20 +110,17 @@ static int write_settings(Cgfs *c, int fd, const CpuKernelValues *k, CsError *e)
                         if (r < 0)
                                 return r;
                 }
-                r = cpu_max_format(k, buf, sizeof buf);
-                return r < 0 ? r : write_setting(c, fd, "cpu.max", buf, e);
+        } else {
+                r = write_weight_v1(c, fd, k, e);
+                if (r < 0)
+                        return r;
         }
-        r = write_weight_v1(c, fd, k, e);
-        if (r < 0)
-                return r;
-        snprintf(buf, sizeof buf, "%" PRIu64 "\n", k->period_usec);
-        r = write_setting(c, fd, "cpu.cfs_period_us", buf, e);
-        if (r < 0)
-                return r;
-        if (k->quota_usec == CPU_QUOTA_INFINITY)
-                return write_setting(c, fd, "cpu.cfs_quota_us", "-1\n", e);
-        snprintf(buf, sizeof buf, "%" PRIu64 "\n", k->quota_usec);
-        return write_setting(c, fd, "cpu.cfs_quota_us", buf, e);
+        r = write_burst(c, fd, k, true, e);
+        if (r >= 0)
+                r = write_quota(c, fd, k, e);
+        if (r >= 0)
+                r = write_burst(c, fd, k, false, e);
+        return r;
 }
 
 static int slice_apply(Cgfs *c, uid_t uid, const CpuKernelValues *k, CgfsWalkFlags flags, int *ret_fd, CsError *e) {

@@ -44,6 +44,7 @@ typedef struct Cgfs {
         uint64_t reap_grace_usec;
         /* cgfs_open_session: the most session scopes a user may have, its new one included (0: no cap) */
         unsigned max_scopes;
+        bool burst_missing; /* set by a write: a CPUBurst= was asked for where the kernel has none */
 } Cgfs;
 
 #define CGFS_REAP_GRACE_USEC (5 * UINT64_C(1000000))

@@ -15,11 +15,9 @@
 #include "strv.h"
 #include "time-util.h"
 
-#define SAMPLE_FILE_MAX (256 * 1024)
-
-static void sample_dir(const char *root, char buf[static PATH_MAX]) {
-        snprintf(buf, PATH_MAX, "%s" PENALTY_SAMPLE_DIR, root ? root : "");
-}
+/* a few dozen samples per user in a 5 min window at a pass every 30 s, and the exempt
+ * processes: far below this for thousands of users */
+#define SAMPLE_FILE_MAX (64 * 1024 * 1024)
 
 void penalty_samples_done(PenaltySamples *s) {
         free(s->samples);
@@ -53,78 +51,156 @@ static int parse_line(PenaltySamples *s, const char *line) {
         return -EBADMSG;
 }
 
-int penalty_samples_dir_open(const char *root, bool create) {
-        char d[PATH_MAX];
+/* The sections are kept sorted by uid, so that a pass over many users finds each in log time. */
+static int entry_cmp(const void *a, const void *b) {
+        uid_t x = ((const PenaltySampleEntry *) a)->uid, y = ((const PenaltySampleEntry *) b)->uid;
 
-        sample_dir(root, d);
-        return state_dir_open(d, create);
+        return x < y ? -1 : x > y;
 }
 
-int penalty_samples_load_at(int dfd, uid_t uid, PenaltySamples *ret) {
-        _cleanup_free_ char *text = NULL;
-        PenaltySamples s = {};
-        char name[16];
-        int r;
+static PenaltySampleEntry *store_find(const PenaltySampleStore *st, uid_t uid) {
+        PenaltySampleEntry key = { .uid = uid };
 
-        *ret = (PenaltySamples) {};
-        if (dfd < 0)
-                return dfd == -ENOENT ? 0 : dfd;
-        snprintf(name, sizeof name, "%u", (unsigned) uid);
-        r = state_file_read(dfd, name, SAMPLE_FILE_MAX, &text, NULL, 0);
-        if (r < 0 || !text)
-                return r == -EPERM || r == -EFBIG ? 0 : r;
+        return st->n ? bsearch(&key, st->entries, st->n, sizeof key, entry_cmp) : NULL;
+}
+
+void penalty_store_done(PenaltySampleStore *st) {
+        for (size_t i = 0; i < st->n; i++)
+                penalty_samples_done(&st->entries[i].s);
+        free(st->entries);
+        *st = (PenaltySampleStore) {};
+}
+
+/* Sections whose lines do not all parse, or a uid given twice, are dropped: only that user's
+ * window starts again. */
+static int parse_store(char *text, PenaltySampleStore *st) {
+        PenaltySampleEntry *cur = NULL;
+        bool bad = false;
+        unsigned uid;
+        int n = 0, r;
+
         for (char *line = text, *end; *line; line = end) {
                 end = strchrnul(line, '\n');
                 if (*end)
                         *end++ = '\0';
-                r = parse_line(&s, line);
+                if (sscanf(line, "user %u%n", &uid, &n) == 1 && !line[n] && uid != (unsigned) -1) {
+                        if (!GREEDY_REALLOC(st->entries, st->n_alloc, st->n + 1))
+                                return -ENOMEM;
+                        cur = &st->entries[st->n++];
+                        *cur = (PenaltySampleEntry) { .uid = uid };
+                        bad = false;
+                        continue;
+                }
+                if (!cur || bad)
+                        continue;
+                r = parse_line(&cur->s, line);
+                if (r == -ENOMEM)
+                        return r;
                 if (r < 0) {
-                        penalty_samples_done(&s);
-                        return r == -ENOMEM ? r : 0;
+                        penalty_samples_done(&cur->s);
+                        bad = true;
                 }
         }
-        *ret = s;
+        qsort(st->entries, st->n, sizeof *st->entries, entry_cmp);
+        for (size_t i = 0; i + 1 < st->n; i++)
+                if (st->entries[i].uid == st->entries[i + 1].uid) {
+                        penalty_samples_done(&st->entries[i].s);
+                        penalty_samples_done(&st->entries[i + 1].s);
+                }
         return 0;
 }
 
-int penalty_samples_load(const char *root, uid_t uid, PenaltySamples *ret) {
-        _cleanup_close_ int dfd = penalty_samples_dir_open(root, false);
-
-        return penalty_samples_load_at(dfd, uid, ret);
+static void store_dir(const char *root, char buf[static PATH_MAX]) {
+        snprintf(buf, PATH_MAX, "%s" PENALTY_SAMPLE_DIR, root ? root : "");
 }
 
-static int fill_samples(FILE *f, void *userdata) {
-        const PenaltySamples *s = userdata;
+int penalty_store_load(const char *root, PenaltySampleStore *ret) {
+        _cleanup_(penalty_store_done) PenaltySampleStore st = {};
+        _cleanup_close_ int dfd = -EBADF;
+        _cleanup_free_ char *text = NULL;
+        char d[PATH_MAX];
+        int r;
 
-        for (size_t i = 0; i < s->n; i++)
-                fprintf(f, "sample %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", s->samples[i].time,
-                        s->samples[i].usage_usec, s->samples[i].exempt_usec);
-        for (size_t i = 0; i < s->n_procs; i++)
-                fprintf(f, "proc %d %" PRIu64 " %" PRIu64 "\n", (int) s->procs[i].pid, s->procs[i].start_tick,
-                        s->procs[i].cpu_usec);
+        *ret = (PenaltySampleStore) {};
+        store_dir(root, d);
+        dfd = state_dir_open(d, false);
+        if (dfd < 0)
+                return dfd == -ENOENT ? 0 : dfd;
+        r = state_file_read(dfd, PENALTY_SAMPLE_FILE, SAMPLE_FILE_MAX, &text, NULL, 0);
+        if (r < 0 || !text)
+                return r == -EPERM || r == -EFBIG ? 0 : r;
+        r = parse_store(text, &st);
+        if (r < 0)
+                return r;
+        *ret = st;
+        st = (PenaltySampleStore) {};
+        return 0;
+}
+
+PenaltySamples *penalty_store_get(PenaltySampleStore *st, uid_t uid) {
+        PenaltySampleEntry *e = store_find(st, uid);
+        size_t i;
+
+        if (!e) {
+                if (!GREEDY_REALLOC(st->entries, st->n_alloc, st->n + 1))
+                        return NULL;
+                for (i = st->n; i > 0 && st->entries[i - 1].uid > uid; i--)
+                        ;
+                memmove(st->entries + i + 1, st->entries + i, (st->n - i) * sizeof *st->entries);
+                st->n++;
+                e = &st->entries[i];
+                *e = (PenaltySampleEntry) { .uid = uid };
+        }
+        e->kept = true;
+        return &e->s;
+}
+
+void penalty_store_forget(PenaltySampleStore *st, uid_t uid) {
+        PenaltySampleEntry *e = store_find(st, uid);
+
+        if (e) {
+                penalty_samples_done(&e->s);
+                e->dropped = true;
+        }
+}
+
+typedef struct StoreFill {
+        const PenaltySampleStore *st;
+        bool only_kept;
+} StoreFill;
+
+static bool entry_written(const StoreFill *w, const PenaltySampleEntry *e) {
+        return !e->dropped && e->s.n > 0 && (!w->only_kept || e->kept);
+}
+
+static int fill_store(FILE *f, void *userdata) {
+        const StoreFill *w = userdata;
+
+        for (size_t k = 0; k < w->st->n; k++) {
+                const PenaltySampleEntry *e = &w->st->entries[k];
+
+                if (!entry_written(w, e))
+                        continue;
+                fprintf(f, "user %u\n", (unsigned) e->uid);
+                for (size_t i = 0; i < e->s.n; i++)
+                        fprintf(f, "sample %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", e->s.samples[i].time,
+                                e->s.samples[i].usage_usec, e->s.samples[i].exempt_usec);
+                for (size_t i = 0; i < e->s.n_procs; i++)
+                        fprintf(f, "proc %d %" PRIu64 " %" PRIu64 "\n", (int) e->s.procs[i].pid,
+                                e->s.procs[i].start_tick, e->s.procs[i].cpu_usec);
+        }
         return ferror(f) ? -EIO : 0;
 }
 
-int penalty_samples_save_at(int dfd, uid_t uid, const PenaltySamples *s) {
-        char name[16];
+int penalty_store_save(const char *root, const PenaltySampleStore *st, bool only_kept) {
+        StoreFill w = { st, only_kept };
+        char d[PATH_MAX];
+        bool any = false;
 
-        if (dfd < 0)
-                return dfd;
-        snprintf(name, sizeof name, "%u", (unsigned) uid);
-        return s ? state_file_write(dfd, name, ATOMIC_FILE_VOLATILE, fill_samples, (void *) s)
-                 : state_file_remove(dfd, name);
-}
-
-int penalty_samples_save(const char *root, uid_t uid, const PenaltySamples *s) {
-        _cleanup_close_ int dfd = penalty_samples_dir_open(root, s != NULL);
-
-        if (!s && dfd == -ENOENT)
-                return 0;
-        return penalty_samples_save_at(dfd, uid, s);
-}
-
-int penalty_samples_remove(const char *root, uid_t uid) {
-        return penalty_samples_save(root, uid, NULL);
+        for (size_t k = 0; k < st->n && !any; k++)
+                any = entry_written(&w, &st->entries[k]);
+        store_dir(root, d);
+        return state_file_save(d, PENALTY_SAMPLE_FILE, ATOMIC_FILE_VOLATILE, any ? fill_store : NULL, &w);
 }
 
 int penalty_exempt_procs(const pid_t *pids, size_t n, char *const *exempt, PenaltyProc **ret, size_t *ret_n) {

@@ -3,8 +3,10 @@
 
 /* What the penalty pass remembers between passes to measure a user's use over a window: at each
  * pass, the slice's usage counter and the running total of its exempt processes' CPU time, on
- * CLOCK_BOOTTIME. Kept per uid under /run/cpuslice/penalty (state-file.h), which a reboot empties
- * along with the counters it differences.
+ * CLOCK_BOOTTIME. Kept for all users in one file, /run/cpuslice/penalty-samples (state-file.h),
+ * which a reboot empties along with the counters it differences: a pass reads it once and
+ * replaces it once, instead of a file per user (which cost a pass over 100 users most of its
+ * time).
  *
  * Exempt time is counted per process (pid and start time, since pids are reused): what a process
  * named in PenaltyExempt= used since the last pass (all of it when it is new), its reaped
@@ -17,7 +19,8 @@
 
 #include "proc-stat.h"
 
-#define PENALTY_SAMPLE_DIR "/run/cpuslice/penalty"
+#define PENALTY_SAMPLE_DIR "/run/cpuslice"
+#define PENALTY_SAMPLE_FILE "penalty-samples"
 #define PENALTY_SAMPLES_MAX 1024
 #define PENALTY_PROCS_MAX 4096
 
@@ -40,17 +43,32 @@ typedef struct PenaltySamples {
         size_t n_procs, n_procs_alloc;
 } PenaltySamples;
 
-/* root: a prefix of PENALTY_SAMPLE_DIR for the tests. A missing, untrusted or unparsable file is
- * the empty history (samples are only a cache: the window starts again). */
-int penalty_samples_load(const char *root, uid_t uid, PenaltySamples *ret);
-int penalty_samples_save(const char *root, uid_t uid, const PenaltySamples *s);
-int penalty_samples_remove(const char *root, uid_t uid);
-/* The same from the directory, opened once for a whole pass (with create, made if missing):
- * load_at takes -ENOENT for the empty history, save_at with s NULL removes. The files are not
- * fsync()ed: /run is gone at a reboot anyway. */
-int penalty_samples_dir_open(const char *root, bool create);
-int penalty_samples_load_at(int dfd, uid_t uid, PenaltySamples *ret);
-int penalty_samples_save_at(int dfd, uid_t uid, const PenaltySamples *s);
+typedef struct PenaltySampleEntry {
+        uid_t uid;
+        PenaltySamples s;
+        bool kept;    /* asked for since the load (penalty_store_get()) */
+        bool dropped; /* penalty_store_forget() */
+} PenaltySampleEntry;
+
+typedef struct PenaltySampleStore {
+        PenaltySampleEntry *entries; /* by uid */
+        size_t n, n_alloc;
+} PenaltySampleStore;
+
+/* root: a prefix of PENALTY_SAMPLE_DIR for the tests. A missing, untrusted or oversized file is
+ * the empty store, and a user's section that does not parse an empty history: samples are only a
+ * cache, whose loss makes a window start again. */
+int penalty_store_load(const char *root, PenaltySampleStore *ret);
+/* uid's history, made empty if there is none; NULL when out of memory. */
+PenaltySamples *penalty_store_get(PenaltySampleStore *st, uid_t uid);
+/* Leaves uid's history out of the next save. */
+void penalty_store_forget(PenaltySampleStore *st, uid_t uid);
+/* Replaces the file with the non-empty histories (with only_kept, of the users penalty_store_get()
+ * was asked for: a pass keeps the users it sampled, and drops those whose slice went away);
+ * removes it when none is left. Not fsync()ed: /run is gone at a reboot anyway. */
+int penalty_store_save(const char *root, const PenaltySampleStore *st, bool only_kept);
+void penalty_store_done(PenaltySampleStore *st);
+
 void penalty_samples_done(PenaltySamples *s);
 
 /* The processes among pids (of one slice) whose name is in exempt (NULL-terminated), read from

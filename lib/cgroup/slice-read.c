@@ -82,6 +82,7 @@ static void read_cpu_settings(Reader *rd, int fd, SliceInfo *s) {
                 s->idle = idle == 1;
                 read_u64(rd, fd, rd->c->layout.cpu.v2 ? "cpu.weight" : "cpu.shares",
                          rd->c->layout.cpu.v2 ? &s->weight : &s->shares);
+                read_u64(rd, fd, rd->c->layout.cpu.v2 ? "cpu.max.burst" : "cpu.cfs_burst_us", &s->burst_usec);
         }
         if (rd->flags & SLICE_READ_QUOTA)
                 read_quota(rd, fd, s);
@@ -281,7 +282,9 @@ static bool need_acct(const Reader *rd) {
 static int read_slice(Reader *rd, int cpu_fd, const CgfsDirStat *st, uid_t uid, SliceInfo *ret) {
         _cleanup_close_ int acct_fd = -EBADF;
         char name[SLICE_NAME_MAX];
-        SliceInfo s = { .uid = uid, .owner = st->uid, .weight = CGSTAT_NONE, .shares = CGSTAT_NONE };
+        SliceInfo s = {
+                .uid = uid, .owner = st->uid, .weight = CGSTAT_NONE, .shares = CGSTAT_NONE, .burst_usec = CGSTAT_NONE
+        };
         CgfsDirStat ast;
         int r;
 

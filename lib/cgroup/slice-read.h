@@ -50,6 +50,7 @@ typedef struct SliceInfo {
         bool have_quota;              /* cpu.max / cpu.cfs_quota_us was readable */
         uint64_t quota_usec;          /* per period; CPU_QUOTA_INFINITY: no limit */
         uint64_t period_usec;         /* CGSTAT_NONE: absent */
+        uint64_t burst_usec;          /* cpu.max.burst / cpu.cfs_burst_us; CGSTAT_NONE: absent (before 5.14) */
         CpuStat stat;                 /* throttling from the cpu hierarchy, usage from the accounting one */
         double pressure;              /* cpu.pressure some avg10; < 0: no PSI */
         uint64_t pressure_total_usec; /* cpu.pressure some total; CGSTAT_NONE: no PSI */
@@ -77,7 +78,7 @@ typedef enum SliceReadFlags {
          * None of these: all of them (what list shows). A figure not asked for is absent
          * (CGSTAT_NONE, have_quota false, pressure < 0, n_scopes 0); one that comes in the same
          * file as a figure asked for may be there. */
-        SLICE_READ_SETTINGS = 1 << 2,    /* idle, weight or shares, quota and period */
+        SLICE_READ_SETTINGS = 1 << 2,    /* idle, weight or shares, burst, quota and period */
         SLICE_READ_QUOTA = 1 << 3,       /* have_quota and quota_usec alone (period_usec: v2) */
         SLICE_READ_USAGE = 1 << 4,       /* stat.usage_usec (user_usec, system_usec where they come with it) */
         SLICE_READ_STATS = 1 << 5,       /* all of stat: usage and throttling */

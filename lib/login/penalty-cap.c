@@ -19,7 +19,7 @@ bool penalty_cap_apply(Resolved *res, const PenaltyState *st, uint64_t now) {
             penalty_policy_check(&res->penalty, NULL) < 0)
                 return false;
         cap = penalty_level_quota(&res->penalty, st->level);
-        if (cap >= res->limits.quota_per_sec && res->source[SETTING_QUOTA])
+        if (cap >= res->limits.quota_per_sec && resolved_quota_source(res))
                 return false; /* the config's own quota is already as strict */
         res->limits.quota_per_sec = MIN(cap, res->limits.quota_per_sec);
         res->penalty_capped = true;

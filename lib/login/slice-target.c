@@ -7,6 +7,7 @@
 #include <linux/magic.h>
 
 #include "macro.h"
+#include "cpu-count.h"
 #include "slice-target.h"
 #include "string-table.h"
 
@@ -75,6 +76,27 @@ int slice_target_open_cgfs(const SliceTarget *t, const CgroupLayout *known, Cgfs
         r = open_at_target(t, root, known, ret, e);
         cgroup_layout_done(&layout);
         return r;
+}
+
+unsigned slice_target_cpus(const SliceTarget *t) {
+        Cgfs c = {};
+        CsError e = {};
+        unsigned n = 0;
+        int r;
+
+        r = slice_target_open_cgfs(t, NULL, &c, &e);
+        if (r >= 0) {
+                r = cpus_for_slices(&c, &n, &e);
+                cgfs_close(&c);
+        }
+        if (r < 0 && cpus_online(&n) < 0)
+                n = 0; /* rules_resolve() counts them itself */
+        return n;
+}
+
+void slice_target_count_cpus(const SliceTarget *t, RuleSet *rs) {
+        if (rs->has_shares)
+                ruleset_set_cpus(rs, slice_target_cpus(t));
 }
 
 BusSliceSettings slice_target_bus_settings(const Resolved *res) {

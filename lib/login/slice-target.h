@@ -41,6 +41,11 @@ bool slice_target_uses_systemd(const SliceTarget *t);
 /* The cgroupfs handle for the target: its layout named, known (close_session: the one open
  * saw), or detected. */
 int slice_target_open_cgfs(const SliceTarget *t, const CgroupLayout *known, Cgfs *ret, CsError *e);
+/* The CPUs users can run on below the target (cpu-count.h), which CPUQuotaShare= is a share of;
+ * the online CPUs when the tree cannot be read. */
+unsigned slice_target_cpus(const SliceTarget *t);
+/* ruleset_set_cpus() with them, when some line has a CPUQuotaShare=. */
+void slice_target_count_cpus(const SliceTarget *t, RuleSet *rs);
 /* What systemd is told for a user: the settings the config gives, and which of them it gives
  * (the others are left to systemd's own files; see backend-systemd.h). */
 BusSliceSettings slice_target_bus_settings(const Resolved *res);

@@ -236,6 +236,12 @@ static int parse_domain(const char *domain, Domain *ret, char **ret_reason) {
         return r;
 }
 
+static void drop_value(ConfEditLine *l, Setting s) {
+        free(l->values[s]);
+        l->values[s] = NULL;
+        drop_skipped(l, s);
+}
+
 int conf_edit_set(ConfEdit *ed, const char *domain, char *const *assignments, size_t n, char **ret_reason) {
         _cleanup_(conf_skips_done) ConfSkips skips = {};
         _cleanup_free_ char *text = NULL;
@@ -306,18 +312,16 @@ int conf_edit_set(ConfEdit *ed, const char *domain, char *const *assignments, si
                 line_done(&l);
                 return r;
         }
-        /* merge into the domain's last line; earlier duplicates (hand edits) lose these settings */
+        /* merge into the domain's last line; earlier duplicates (hand edits) lose these settings,
+         * and a quota in one spelling replaces the other (one line may not give both) */
         for (Setting s = 0; s < _SETTING_MAX; s++) {
                 if (!l.values[s])
                         continue;
-                for (ssize_t i = 0; i < last; i++)
-                        if (ed->lines[i].domain && domain_equal(&ed->lines[i].parsed, &l.parsed)) {
-                                free(ed->lines[i].values[s]);
-                                ed->lines[i].values[s] = NULL;
-                                drop_skipped(&ed->lines[i], s);
-                        }
-                drop_skipped(&ed->lines[last], s);
-                free(ed->lines[last].values[s]);
+                for (Setting t = 0; t < _SETTING_MAX; t++)
+                        if (setting_rivals(s) & (1u << t))
+                                for (ssize_t i = 0; i <= last; i++)
+                                        if (ed->lines[i].domain && domain_equal(&ed->lines[i].parsed, &l.parsed))
+                                                drop_value(&ed->lines[i], t);
                 ed->lines[last].values[s] = TAKE_PTR(l.values[s]);
         }
         line_done(&l);

@@ -66,8 +66,8 @@ static bool is_setting_prefix(const char *s) {
 
 /* Every key a config line may give: the CPU settings, then the penalty keys. */
 static const char *keys_allowed(void) {
-        return "CPUSlice=, CPUWeight=, CPUQuota=, CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, "
-               "PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=";
+        return "CPUSlice=, CPUWeight=, CPUQuota=, CPUQuotaShare=, CPUQuotaPeriodSec=, CPUBurst=, PenaltyAbove=, "
+               "PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=";
 }
 
 static bool is_key_prefix(const char *s) {
@@ -100,7 +100,10 @@ static const char *const allowed_values[_SETTING_MAX] = {
         [SETTING_SLICE] = "yes, no",
         [SETTING_WEIGHT] = "1..10000 or idle",
         [SETTING_QUOTA] = "N% of one CPU with up to two decimals, above 0% and up to 1000000%, or infinity",
+        [SETTING_QUOTA_SHARE] = ("N% of all the CPUs users can run on, with up to two decimals, above 0% and "
+                                 "up to 100%"),
         [SETTING_PERIOD] = "1ms..1s, a number with unit us, ms or s",
+        [SETTING_BURST] = "a time from 0 to 1h such as 50ms, at most the quota per period",
 };
 
 /* One SETTING=VALUE into the rule: 0 if used, <0 if skipped (recorded in skips) or -ENOMEM. */
@@ -131,6 +134,10 @@ static int parse_assignment(Rule *rule, const char *token, ConfSkips *skips) {
         /* the repeat is the mistake: the first one, already taken, stays */
         if (rule->mask & (1u << s))
                 return skip(skips, -EINVAL, token, s, "%s= given twice on one line (the first one applies)", tok);
+        if ((s == SETTING_QUOTA && (rule->mask & (1u << SETTING_QUOTA_SHARE))) ||
+            (s == SETTING_QUOTA_SHARE && (rule->mask & (1u << SETTING_QUOTA))))
+                return skip(skips, -EINVAL, token, s,
+                            "CPUQuota= and CPUQuotaShare= on one line: one quota per line (the first one applies)");
         switch (s) {
         case SETTING_SLICE:
                 r = parse_boolean(val);
@@ -143,8 +150,14 @@ static int parse_assignment(Rule *rule, const char *token, ConfSkips *skips) {
         case SETTING_QUOTA:
                 r = cpu_quota_parse(val, &rule->quota_per_sec);
                 break;
+        case SETTING_QUOTA_SHARE:
+                r = cpu_share_parse(val, &rule->quota_share);
+                break;
         case SETTING_PERIOD:
                 r = cpu_period_parse(val, &rule->period_usec);
+                break;
+        case SETTING_BURST:
+                r = cpu_burst_parse(val, &rule->burst_usec);
                 break;
         default:
                 r = -EINVAL; /* setting_from_string() gives none other */

@@ -56,6 +56,25 @@ int cpu_quota_parse(const char *s, uint64_t *ret_per_sec) {
         return 0;
 }
 
+int cpu_share_parse(const char *s, uint64_t *ret) {
+        uint64_t v;
+        int r = cpu_quota_parse(s, &v);
+
+        if (r < 0)
+                return r;
+        if (v == CPU_QUOTA_INFINITY || v > USEC_PER_SEC)
+                return -ERANGE;
+        *ret = v;
+        return 0;
+}
+
+int cpu_burst_parse(const char *s, uint64_t *ret_usec) {
+        uint64_t usec = 0;
+        int r = parse_sec(s, &usec);
+
+        return in_range(r, usec, 0, CPU_BURST_MAX_USEC, ret_usec);
+}
+
 int cpu_period_parse(const char *s, uint64_t *ret_usec) {
         uint64_t usec = 0;
         int r = parse_sec(s, &usec);
@@ -103,6 +122,11 @@ void cpu_limits_to_kernel(const CpuLimits *l, CpuKernelValues *ret) {
         };
         ret->quota_raised =
                 l->quota_per_sec != CPU_QUOTA_INFINITY && l->quota_per_sec * period / USEC_PER_SEC < USEC_PER_MSEC;
+        /* the kernel refuses a burst above the quota per period, and a burst means nothing without one */
+        if (l->burst_usec > 0 && (ret->quota_usec == CPU_QUOTA_INFINITY || l->burst_usec > ret->quota_usec))
+                ret->burst_dropped = true;
+        else
+                ret->burst_usec = l->burst_usec;
 }
 
 int cpu_max_format(const CpuKernelValues *k, char *buf, size_t n) {

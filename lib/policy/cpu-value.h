@@ -28,14 +28,19 @@
 #define CPU_PERIOD_MIN_USEC USEC_PER_MSEC
 #define CPU_PERIOD_MAX_USEC USEC_PER_SEC
 
+/* CPUBurst=: how much of the quota unused in earlier periods a period may take on top (Linux
+ * 5.14+). At most the quota per period, as the kernel requires. */
+#define CPU_BURST_MAX_USEC (3600 * USEC_PER_SEC)
+
 /* What the config resolves to for one user. */
 typedef struct CpuLimits {
         uint64_t weight;        /* CPU_WEIGHT_IDLE or 1..10000 */
         uint64_t quota_per_sec; /* µs of CPU time per second, or CPU_QUOTA_INFINITY */
         uint64_t period_usec;   /* as requested; adjusted when translated */
+        uint64_t burst_usec;    /* per period; 0: none */
 } CpuLimits;
 
-#define CPU_LIMITS_DEFAULT ((CpuLimits) { CPU_WEIGHT_DEFAULT, CPU_QUOTA_INFINITY, CPU_PERIOD_DEFAULT_USEC })
+#define CPU_LIMITS_DEFAULT ((CpuLimits) { CPU_WEIGHT_DEFAULT, CPU_QUOTA_INFINITY, CPU_PERIOD_DEFAULT_USEC, 0 })
 
 /* The same limits in the kernel's units, for both hierarchies. */
 typedef struct CpuKernelValues {
@@ -46,11 +51,22 @@ typedef struct CpuKernelValues {
         uint64_t period_usec; /* after adjustment */
         bool period_adjusted; /* the requested period had to change (warn, as systemd does) */
         bool quota_raised;    /* the per-period quota was raised to the kernel's 1 ms minimum */
+        uint64_t burst_usec;  /* v2 cpu.max.burst, v1 cpu.cfs_burst_us: 0 without a quota */
+        bool burst_dropped;   /* a burst was asked for without a quota, or above the quota per period */
 } CpuKernelValues;
 
 int cpu_weight_parse(const char *s, uint64_t *ret);
 int cpu_quota_parse(const char *s, uint64_t *ret_per_sec);
 int cpu_period_parse(const char *s, uint64_t *ret_usec);
+/* CPUQuotaShare=: "N%" above 0 and up to 100 % (of all the CPUs), in CPUQuota='s units
+ * (USEC_PER_SEC is 100 %); -ERANGE outside. */
+int cpu_share_parse(const char *s, uint64_t *ret);
+/* CPUBurst=: a time as CPUQuotaPeriodSec= takes it, 0 (none) up to CPU_BURST_MAX_USEC. */
+int cpu_burst_parse(const char *s, uint64_t *ret_usec);
+/* The absolute quota (µs per second) a share gives on cpus CPUs. */
+static inline uint64_t cpu_quota_of_share(uint64_t share, unsigned cpus) {
+        return share * cpus;
+}
 
 uint64_t cpu_weight_to_shares(uint64_t weight);
 uint64_t cpu_shares_to_weight(uint64_t shares);

@@ -1,24 +1,24 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "macro.h"
 #include "rules.h"
 #include "string-table.h"
 
 static const char *const setting_table[_SETTING_MAX] = {
-        [SETTING_SLICE] = "CPUSlice",
-        [SETTING_WEIGHT] = "CPUWeight",
-        [SETTING_QUOTA] = "CPUQuota",
-        [SETTING_PERIOD] = "CPUQuotaPeriodSec",
+        [SETTING_SLICE] = "CPUSlice",           [SETTING_WEIGHT] = "CPUWeight",          [SETTING_QUOTA] = "CPUQuota",
+        [SETTING_PERIOD] = "CPUQuotaPeriodSec", [SETTING_QUOTA_SHARE] = "CPUQuotaShare", [SETTING_BURST] = "CPUBurst",
 };
 
 DEFINE_STRING_TABLE_LOOKUP(setting, Setting)
 
 const char *settings_allowed(void) {
-        return "CPUSlice=, CPUWeight=, CPUQuota=, CPUQuotaPeriodSec=";
+        return "CPUSlice=, CPUWeight=, CPUQuota=, CPUQuotaShare=, CPUQuotaPeriodSec=, CPUBurst=";
 }
 
 int ruleset_add_file(RuleSet *rs, const char *path) {
@@ -38,6 +38,8 @@ int ruleset_push(RuleSet *rs, Rule *r) {
         rs->rules[rs->n++] = *r;
         if (r->domain.type == DOMAIN_GROUP)
                 rs->has_groups = true;
+        if (r->mask & (1u << SETTING_QUOTA_SHARE))
+                rs->has_shares = true;
         *r = (Rule) {};
         return 0;
 }
@@ -90,6 +92,10 @@ bool rule_overrides(const Rule *later, const Rule *earlier) {
 static void take_setting(Resolved *res, const Rule *r, Setting s) {
         res->source[s] = r;
         switch (s) {
+        case SETTING_QUOTA_SHARE:
+                res->source[SETTING_QUOTA] = NULL;
+                res->limits.quota_per_sec = cpu_quota_of_share(r->quota_share, res->share_cpus);
+                break;
         case SETTING_SLICE:
                 res->slice = r->slice;
                 break;
@@ -97,10 +103,14 @@ static void take_setting(Resolved *res, const Rule *r, Setting s) {
                 res->limits.weight = r->weight;
                 break;
         case SETTING_QUOTA:
+                res->source[SETTING_QUOTA_SHARE] = NULL;
                 res->limits.quota_per_sec = r->quota_per_sec;
                 break;
         case SETTING_PERIOD:
                 res->limits.period_usec = r->period_usec;
+                break;
+        case SETTING_BURST:
+                res->limits.burst_usec = r->burst_usec;
                 break;
         default:
                 break;
@@ -140,7 +150,7 @@ static void take_penalty_key(Resolved *res, const Rule *r, PenaltyKey k) {
 
 static void take_line(Resolved *res, const Rule *r) {
         for (Setting s = 0; s < _SETTING_MAX; s++)
-                if ((r->mask & (1u << s)) && (!res->source[s] || rule_overrides(r, res->source[s])))
+                if ((r->mask & (1u << s)) && (!resolved_holder(res, s) || rule_overrides(r, resolved_holder(res, s))))
                         take_setting(res, r, s);
         for (PenaltyKey k = 0; k < _PENALTY_KEY_MAX; k++)
                 if ((r->penalty.mask & (1u << k)) &&
@@ -148,8 +158,21 @@ static void take_line(Resolved *res, const Rule *r) {
                         take_penalty_key(res, r, k);
 }
 
+/* Where the caller did not read the CPUs users may run on: the online ones, as glibc counts them
+ * from sysfs (never the caller's affinity, which a setuid program's caller chooses). */
+static unsigned cpus_online_fallback(void) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+        return n > 0 ? (unsigned) n : 1;
+}
+
 int rules_resolve(const RuleSet *rs, UserIdent *u, Resolved *ret) {
-        Resolved res = { .slice = true, .limits = CPU_LIMITS_DEFAULT, .penalty = PENALTY_POLICY_DEFAULT };
+        Resolved res = {
+                .slice = true,
+                .limits = CPU_LIMITS_DEFAULT,
+                .penalty = PENALTY_POLICY_DEFAULT,
+                .share_cpus = rs->share_cpus ? rs->share_cpus : cpus_online_fallback(),
+        };
 
         for (size_t i = 0; i < rs->n; i++) {
                 const Rule *r = &rs->rules[i];
@@ -164,4 +187,15 @@ int rules_resolve(const RuleSet *rs, UserIdent *u, Resolved *ret) {
         }
         *ret = res;
         return 0;
+}
+
+const char *resolved_share_format(const Resolved *res, char buf[static SHARE_FORMAT_MAX]) {
+        const Rule *r = res->source[SETTING_QUOTA_SHARE];
+        char share[CPU_FORMAT_MAX];
+
+        if (!r)
+                return NULL;
+        snprintf(buf, SHARE_FORMAT_MAX, "CPUQuotaShare=%s of %u CPU%s", cpu_quota_format(r->quota_share, share),
+                 res->share_cpus, res->share_cpus == 1 ? "" : "s");
+        return buf;
 }

@@ -18,6 +18,8 @@ typedef enum Setting {
         SETTING_WEIGHT,
         SETTING_QUOTA,
         SETTING_PERIOD,
+        SETTING_QUOTA_SHARE, /* the quota as a share of the CPUs: competes with SETTING_QUOTA as one */
+        SETTING_BURST,
         _SETTING_MAX,
 } Setting;
 
@@ -27,7 +29,9 @@ typedef struct Rule {
         bool slice;
         uint64_t weight;
         uint64_t quota_per_sec;
+        uint64_t quota_share; /* CPUQuotaShare= in CPUQuota='s units: USEC_PER_SEC is 100 % of the CPUs */
         uint64_t period_usec;
+        uint64_t burst_usec;
         PenaltyRule penalty; /* the Penalty*= keys the line gives (penalty.mask) */
         size_t file;         /* index into RuleSet.files */
         unsigned line;
@@ -39,14 +43,18 @@ typedef struct RuleSet {
         size_t n, cap;
         char **files;
         size_t n_files;
-        bool has_groups; /* any @group line: only then is NSS asked for memberships */
+        bool has_groups;     /* any @group line: only then is NSS asked for memberships */
+        bool has_shares;     /* any CPUQuotaShare=: only then are the CPUs counted */
+        unsigned share_cpus; /* the CPUs a CPUQuotaShare= is of (ruleset_set_cpus()); 0: the online ones */
 } RuleSet;
 
 typedef struct Resolved {
         bool matched; /* some line applies to this user */
         bool slice;   /* CPUSlice=, yes unless a line says no */
         CpuLimits limits;
-        const Rule *source[_SETTING_MAX]; /* the winning line per setting, NULL: default */
+        const Rule *source[_SETTING_MAX]; /* the winning line per setting, NULL: default; of
+                                           * SETTING_QUOTA and _SHARE, one at most */
+        unsigned share_cpus;              /* what a CPUQuotaShare= was resolved against */
         PenaltyPolicy penalty;            /* PENALTY_POLICY_DEFAULT where no line gives a key */
         char *const *penalty_exempt;      /* the winning line's (borrowed from the RuleSet); NULL: none */
         const Rule *penalty_source[_PENALTY_KEY_MAX];
@@ -55,7 +63,28 @@ typedef struct Resolved {
 
 /* Whether res gives s a value of its own: a config line, or (the quota) an active penalty's cap. */
 static inline bool resolved_gives(const Resolved *res, Setting s) {
-        return res->source[s] || (s == SETTING_QUOTA && res->penalty_capped);
+        return res->source[s] || (s == SETTING_QUOTA && (res->source[SETTING_QUOTA_SHARE] || res->penalty_capped));
+}
+
+/* The line that gives the quota, in either spelling; NULL: none. */
+static inline const Rule *resolved_quota_source(const Resolved *res) {
+        return res->source[SETTING_QUOTA] ? res->source[SETTING_QUOTA] : res->source[SETTING_QUOTA_SHARE];
+}
+
+/* The settings whose lines compete with a line giving s: CPUQuota= and CPUQuotaShare= as one. */
+static inline unsigned setting_rivals(Setting s) {
+        return s == SETTING_QUOTA || s == SETTING_QUOTA_SHARE ? (1u << SETTING_QUOTA) | (1u << SETTING_QUOTA_SHARE)
+                                                              : 1u << s;
+}
+
+/* The line that holds s for the user: for either spelling of the quota, the one that gave it. */
+static inline const Rule *resolved_holder(const Resolved *res, Setting s) {
+        return s == SETTING_QUOTA || s == SETTING_QUOTA_SHARE ? resolved_quota_source(res) : res->source[s];
+}
+
+/* CPUQuotaShare= is shown, explained and applied as the CPUQuota= it gives. */
+static inline bool setting_is_spelling(Setting s) {
+        return s == SETTING_QUOTA_SHARE;
 }
 
 const char *setting_to_string(Setting s); /* "CPUWeight" */
@@ -75,3 +104,12 @@ int rule_matches(const Rule *r, UserIdent *u);
 /* Whether `later` (read after `earlier`) takes over a setting both give. */
 bool rule_overrides(const Rule *later, const Rule *earlier);
 int rules_resolve(const RuleSet *rs, UserIdent *u, Resolved *ret);
+
+/* "CPUQuotaShare=25% of 64 CPUs" when the quota was given as a share; NULL otherwise. */
+#define SHARE_FORMAT_MAX 64
+const char *resolved_share_format(const Resolved *res, char buf[static SHARE_FORMAT_MAX]);
+
+/* The CPUs users can run on, which CPUQuotaShare= is a share of (cpu-count.h reads them). */
+static inline void ruleset_set_cpus(RuleSet *rs, unsigned cpus) {
+        rs->share_cpus = cpus;
+}

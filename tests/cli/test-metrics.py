@@ -37,6 +37,8 @@ SLICE_FAMILIES = {
     "cpuslice_cpu_pressure_some_seconds_total": "counter",
     "cpuslice_cpu_weight": "gauge",
     "cpuslice_cpu_quota_cpus": "gauge",
+    "cpuslice_cpu_burst_seconds": "gauge",
+    "cpuslice_cpu_quota_share": "gauge",
     "cpuslice_sessions": "gauge",
     "cpuslice_penalty_level": "gauge",
     "cpuslice_penalty_until_seconds": "gauge",
@@ -45,6 +47,7 @@ HOST_FAMILIES = {
     "cpuslice_config_errors": "gauge",
     "cpuslice_slices": "gauge",
     "cpuslice_slices_skipped": "gauge",
+    "cpuslice_penalty_states_refused": "gauge",
     "cpuslice_metrics_timestamp_seconds": "gauge",
 }
 FAMILIES = dict(SLICE_FAMILIES, **HOST_FAMILIES)
@@ -114,10 +117,11 @@ def by_user(fam):
     return {dict(k)["user"]: v for k, v in fam["samples"].items()}
 
 
-def metrics(tree, *args, **kw):
+def metrics(tree, *args, stderr="", **kw):
+    """stderr: what it must print there (a regular expression) when it succeeds."""
     p = run(tree, "metrics", *args, **kw)
     if kw.get("rc", 0) == 0:
-        check(p.stderr == "", "metrics: stderr %r" % p.stderr)
+        check(re.fullmatch(stderr, p.stderr), "metrics: stderr %r" % p.stderr)
     return p
 
 
@@ -139,7 +143,10 @@ def case_layouts():
                           "clean_since 0\ncause 3000000\n")
             penalty_state(t, 1500, "level 1\nactive 0\nsince 1700000000000000\nuntil 1700003600000000\n"
                           "clean_since 1700003600000000\ncause 2000000\n")
-            p = metrics(t)
+            penalty_state(t, 1002, "level 1\nactive 1\n")  # truncated: refused, not level 0
+            t.config("bob CPUQuotaShare=12.5%\n", name="20-share.conf")
+            p = metrics(t, stderr=r"slicectl: warning: uid 1002: the penalty state \S+/1002 is refused \(does "
+                                  r"not parse as a penalty state\); its level is left out\n")
             promtool_ok(p.stdout, layout)
             fams, order = parse(p.stdout)
             check(order == list(FAMILIES), "%s: families %r" % (layout, order))
@@ -163,13 +170,15 @@ def case_layouts():
                         if s[key] is not None}
                 check(got == want, "%s: %s %r, list says %r" % (layout, fam, got, want))
             level = by_user(fams["cpuslice_penalty_level"])
-            check(level == {"alice": 2, "bob": 0, "dave": 1}, "%s: penalty levels %r" % (layout, level))
+            check(level == {"alice": 2, "dave": 1}, "%s: penalty levels, none for refused bob %r" % (layout, level))
             until = by_user(fams["cpuslice_penalty_until_seconds"])
             check(until == {"alice": 1800003600}, "%s: only alice's capped penalty has an end %r" % (layout, until))
             weight = by_user(fams["cpuslice_cpu_weight"])
             check(weight == {"alice": 400, "bob": 0, "dave": 100}, "%s: weight (idle is 0) %r" % (layout, weight))
             quota = by_user(fams["cpuslice_cpu_quota_cpus"])
             check(quota == {"alice": 0.5, "dave": 1.5}, "%s: quota, none for unlimited bob: %r" % (layout, quota))
+            share = by_user(fams["cpuslice_cpu_quota_share"])
+            check(share == {"bob": 0.125}, "%s: the config's share, bob's alone: %r" % (layout, share))
             psi = by_user(fams["cpuslice_cpu_pressure_some_seconds_total"])
             if layout == "legacy":
                 check(psi == {}, "legacy: no PSI, no pressure samples: %r" % psi)
@@ -179,7 +188,8 @@ def case_layouts():
                 user = by_user(fams["cpuslice_cpu_user_seconds_total"])
                 check(user["alice"] == 12.3, "user seconds %r" % user)
             host = {n: fams[n]["samples"].get(()) for n in HOST_FAMILIES}
-            check(host["cpuslice_slices"] == 3 and host["cpuslice_config_errors"] == 0, "%s: host %r" % (layout, host))
+            check(host["cpuslice_slices"] == 3 and host["cpuslice_config_errors"] == 0 and
+                  host["cpuslice_penalty_states_refused"] == 1, "%s: host %r" % (layout, host))
         finally:
             t.cleanup()
 

@@ -51,6 +51,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 FUZZ_CHECK(!(rule.mask & (1u << SETTING_WEIGHT)) || again.weight == rule.weight);
                 FUZZ_CHECK(!(rule.mask & (1u << SETTING_QUOTA)) || again.quota_per_sec == rule.quota_per_sec);
                 FUZZ_CHECK(!(rule.mask & (1u << SETTING_PERIOD)) || again.period_usec == rule.period_usec);
+                FUZZ_CHECK(!(rule.mask & (1u << SETTING_QUOTA_SHARE)) ||
+                           (again.quota_share == rule.quota_share && rule.quota_share > 0 &&
+                            rule.quota_share <= USEC_PER_SEC));
+                /* one spelling of the quota per line */
+                FUZZ_CHECK((rule.mask & setting_rivals(SETTING_QUOTA)) != setting_rivals(SETTING_QUOTA));
                 FUZZ_CHECK(!(rule.mask & (1u << SETTING_SLICE)) || again.slice == rule.slice);
                 rule_done(&again);
                 rule_done(&rule);

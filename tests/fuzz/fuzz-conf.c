@@ -41,9 +41,17 @@ static void resolve_for(const RuleSet *rs, const char *name, uid_t uid, const ch
                 if (uid == 0)
                         FUZZ_CHECK(domain_names_user(&r->domain, name, uid));
         }
+        /* the quota comes from one line, in one spelling; a share is at most all the CPUs */
+        FUZZ_CHECK(!res.source[SETTING_QUOTA] || !res.source[SETTING_QUOTA_SHARE]);
+        FUZZ_CHECK(!res.source[SETTING_QUOTA_SHARE] ||
+                   res.limits.quota_per_sec ==
+                           cpu_quota_of_share(res.source[SETTING_QUOTA_SHARE]->quota_share, res.share_cpus));
+        FUZZ_CHECK(res.share_cpus > 0);
         /* a line matched: it gave a CPU setting or a Penalty*= key */
         if (uid == 0 && res.matched) {
-                bool any = res.source[0] || res.source[1] || res.source[2] || res.source[3];
+                bool any = false;
+                for (Setting s = 0; s < _SETTING_MAX; s++)
+                        any = any || res.source[s];
                 for (PenaltyKey k = 0; k < _PENALTY_KEY_MAX; k++)
                         any = any || res.penalty_source[k];
                 FUZZ_CHECK(any);

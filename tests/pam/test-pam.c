@@ -351,7 +351,7 @@ static void test_bad_setting_skipped(void **state) {
         expect_log(
                 f,
                 "cpuslice.conf:2: unknown setting 'CPUWieght=' (allowed: CPUSlice=, CPUWeight=, CPUQuota=, "
-                "CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); setting skipped");
+                "CPUQuotaShare=, CPUQuotaPeriodSec=, CPUBurst=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); setting skipped");
         expect_file(f, SLICE "/cpu.weight", "100\n");
         expect_file(f, SLICE "/cpu.max", "30000 100000\n");
         snprintf(from, sizeof from, "alice: CPUQuota= from %s:2", f->conf);

@@ -146,13 +146,21 @@ echo "a pass waited $waited ms for the lock held 3 s"
 mkdir -p "$T/state/var/lib/cpuslice/penalty"
 printf 'level 1\n' > "$T/state/var/lib/cpuslice/penalty/1003"
 out=$(sc penalty run 2>&1) && fail "a corrupt state passed: $out"
-grep -qF "carol (uid 1003): the penalty state /var/lib/cpuslice/penalty/1003 does not parse" <<< "$out" ||
+grep -qF "carol (uid 1003): the penalty state /var/lib/cpuslice/penalty/1003 is refused (does not parse" <<< "$out" ||
         fail "corrupt state: $out"
 chown 1003 "$T/state/var/lib/cpuslice/penalty/1003"
 out=$(sc penalty list 2>&1)
 grep -qE '^carol +1003 +- refused: owned by uid 1003' <<< "$out" || fail "list of a state carol owns: $out"
 with_syslog "$PAM_RUN" --confdir "$T/pam.d" --service cs --user carol -- true || fail "carol's login failed"
 log_has "carol: penalty state /var/lib/cpuslice/penalty/1003 owned by uid 1003"
+# one that is not a file at all is listed and refused too, not passed over
+rm "$T/state/var/lib/cpuslice/penalty/1003" && mkdir "$T/state/var/lib/cpuslice/penalty/1003"
+out=$(sc penalty run 2>&1) && fail "a pass took a directory for a state: $out"
+grep -qF "carol (uid 1003): the penalty state /var/lib/cpuslice/penalty/1003 is refused (not a regular file)" <<< "$out" ||
+        fail "a directory as a state: $out"
+out=$(sc penalty list 2>&1)
+grep -qE '^carol +1003 +- refused: not a regular file' <<< "$out" || fail "list of a directory as a state: $out"
+rmdir "$T/state/var/lib/cpuslice/penalty/1003"
 
 # every decision was one syslog line
 for d in "carol (uid 1003): penalty started: level 1" "carol (uid 1003): penalty started: level 2" \

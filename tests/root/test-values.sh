@@ -26,6 +26,38 @@ out=$(login bob -- cat "$CPU/user.slice/user-1002.slice/cpu.cfs_quota_us" "$CPU/
 [ "$(echo $out)" = "1000 200000 1024" ] || fail "bob: $out"
 echo "bob: CPUQuota=0.5% -> cfs_quota_us=1000 cfs_period_us=200000"
 
+# CPUQuotaShare= is of the CPUs users can run on: on this hybrid tree (no v2 cpuset) the online ones
+write_conf '* CPUWeight=100' 'bob CPUQuotaShare=50%'
+cpus=$(getconf _NPROCESSORS_ONLN)
+out=$(login bob -- cat "$CPU/user.slice/user-1002.slice/cpu.cfs_quota_us" "$CPU/user.slice/user-1002.slice/cpu.cfs_period_us")
+[ "$(echo $out)" = "$((cpus * 50000)) 100000" ] || fail "bob: CPUQuotaShare=50% of $cpus CPUs gave $out"
+echo "bob: CPUQuotaShare=50% of $cpus CPUs -> cfs_quota_us=$((cpus * 50000))"
+
+# CPUBurst= lands in cpu.cfs_burst_us (Linux 5.14+), which the kernel keeps at most the quota per
+# period: going from 50%/40ms to 10%/5ms works only if the burst is lowered before the quota
+if [ -f "$CG/cpu/cpu.cfs_burst_us" ]; then
+        D=$CPU/user.slice/user-1500.slice
+        write_conf '* CPUWeight=100' 'dave CPUQuota=50% CPUBurst=40ms'
+        login dave --env XDG_SESSION_ID=b1 -- sh -c 'sleep 4 >/dev/null 2>&1 & echo $! > '"$T/burst.pid"
+        [ "$(cat "$D/cpu.cfs_quota_us") $(cat "$D/cpu.cfs_burst_us")" = "50000 40000" ] ||
+                fail "dave burst: $(cat "$D/cpu.cfs_quota_us") $(cat "$D/cpu.cfs_burst_us")"
+        write_conf '* CPUWeight=100' 'dave CPUQuota=10% CPUBurst=5ms'
+        login dave --env XDG_SESSION_ID=b2 -- true || fail "dave: a lower quota and burst: login failed"
+        [ "$(cat "$D/cpu.cfs_quota_us") $(cat "$D/cpu.cfs_burst_us")" = "10000 5000" ] ||
+                fail "dave lower: $(cat "$D/cpu.cfs_quota_us") $(cat "$D/cpu.cfs_burst_us")"
+        write_conf '* CPUWeight=100' 'dave CPUQuota=80% CPUBurst=70ms'
+        login dave --env XDG_SESSION_ID=b3 -- true || fail "dave: a higher quota and burst: login failed"
+        [ "$(cat "$D/cpu.cfs_quota_us") $(cat "$D/cpu.cfs_burst_us")" = "80000 70000" ] ||
+                fail "dave higher: $(cat "$D/cpu.cfs_quota_us") $(cat "$D/cpu.cfs_burst_us")"
+        write_conf '* CPUWeight=100' 'dave CPUQuota=10% CPUBurst=50ms'
+        with_syslog "$PAM_RUN" --confdir "$T/pam.d" --service cs --user dave -- true || fail "dave: burst over quota"
+        log_has "dave: CPUBurst=50ms left out: more than the quota per period"
+        [ "$(cat "$D/cpu.cfs_quota_us") $(cat "$D/cpu.cfs_burst_us")" = "10000 0" ] ||
+                fail "dave over: $(cat "$D/cpu.cfs_quota_us") $(cat "$D/cpu.cfs_burst_us")"
+        kill "$(cat "$T/burst.pid")" 2> /dev/null || true
+        echo "dave: CPUBurst= in cpu.cfs_burst_us, lowered before a lower quota, left out above the quota"
+fi
+
 # a background job that outlives the session keeps its scope; nothing else is touched
 login carol --env XDG_SESSION_ID=bg -- sh -c 'sleep 3 >/dev/null 2>&1 & echo $! > '"$T/bg.pid"
 [ -d "$CPU/user.slice/user-1003.slice/session-bg.scope" ] || fail "populated scope was removed"

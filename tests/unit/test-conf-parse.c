@@ -113,6 +113,35 @@ static void test_errors(void **state) {
         expect_error("al=ice CPUWeight=5", "bad domain");
         expect_error("** CPUWeight=5", "bad domain");
         expect_error("alice CPUQuo", "expected SETTING=VALUE, got 'CPUQuo'"); /* a setting's name, cut */
+        /* a share is of all the CPUs: above 0 and up to 100 %, never infinity */
+        expect_error("alice CPUQuotaShare=0%", "bad CPUQuotaShare= value '0%' (allowed: N% of all the CPUs");
+        expect_error("alice CPUQuotaShare=100.01%", "bad CPUQuotaShare= value '100.01%'");
+        expect_error("alice CPUQuotaShare=infinity", "bad CPUQuotaShare= value 'infinity'");
+        expect_error("alice CPUQuotaShare=25", "bad CPUQuotaShare= value '25'");
+}
+
+static void test_quota_share(void **state) {
+        ConfSkips sk = {};
+        Rule r;
+
+        assert_int_equal(conf_parse_line("@staff CPUQuotaShare=12.5% CPUWeight=200", &r, &sk), 0);
+        assert_int_equal(sk.n, 0);
+        assert_int_equal(r.mask, (1u << SETTING_QUOTA_SHARE) | (1u << SETTING_WEIGHT));
+        assert_int_equal(r.quota_share, 125000); /* CPUQuota='s units: 12.5 % of one CPU's second */
+        rule_done(&r);
+        assert_int_equal(conf_parse_line("* CPUQuotaShare=100%", &r, &sk), 0);
+        assert_int_equal(r.quota_share, 1000000);
+        rule_done(&r);
+        /* the first of the two stays */
+        assert_int_equal(conf_parse_line("alice CPUQuotaShare=25% CPUQuota=50%", &r, &sk), 0);
+        assert_int_equal(r.mask, 1u << SETTING_QUOTA_SHARE);
+        assert_string_equal(r.text, "alice CPUQuotaShare=25%");
+        assert_int_equal(sk.n, 1);
+        assert_string_equal(sk.items[0].reason, "CPUQuota= and CPUQuotaShare= on one line: one quota per line "
+                                                "(the first one applies)");
+        assert_string_equal(sk.items[0].token, "CPUQuota=50%");
+        rule_done(&r);
+        conf_skips_done(&sk);
 }
 
 /* Neither a reason nor the text explain shows has the secret, nor quotes anything. */
@@ -307,7 +336,7 @@ static void test_buffer(void **state) {
         assert_string_equal(
                 diag_format(&d.items[0], fmt, sizeof fmt),
                 "test.conf:3: expected SETTING=VALUE after the domain (settings: CPUSlice=, CPUWeight=, "
-                "CPUQuota=, CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); line skipped");
+                "CPUQuota=, CPUQuotaShare=, CPUQuotaPeriodSec=, CPUBurst=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); line skipped");
         assert_string_equal(diag_format(&d.items[1], fmt, sizeof fmt), "test.conf:5: NUL byte in line; line skipped");
         assert_int_equal(d.items[1].level, DIAG_ERROR);
         assert_false(rs.has_groups);
@@ -335,16 +364,16 @@ static void test_buffer_setting_skipped(void **state) {
         assert_string_equal(
                 diag_format(&d.items[0], fmt, sizeof fmt),
                 "/etc/security/cpuslice.conf:2: unknown setting 'CPUWieght=' (allowed: CPUSlice=, "
-                "CPUWeight=, CPUQuota=, CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); setting skipped");
+                "CPUWeight=, CPUQuota=, CPUQuotaShare=, CPUQuotaPeriodSec=, CPUBurst=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); setting skipped");
         /* nothing of line 3 is usable: each problem is named, and the line goes */
         assert_string_equal(
                 diag_format(&d.items[1], fmt, sizeof fmt),
                 "/etc/security/cpuslice.conf:3: unknown setting 'CPUWieght=' (allowed: CPUSlice=, "
-                "CPUWeight=, CPUQuota=, CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); line skipped");
+                "CPUWeight=, CPUQuota=, CPUQuotaShare=, CPUQuotaPeriodSec=, CPUBurst=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); line skipped");
         assert_string_equal(
                 diag_format(&d.items[2], fmt, sizeof fmt),
                 "/etc/security/cpuslice.conf:3: unknown setting 'CPUQota=' (allowed: CPUSlice=, "
-                "CPUWeight=, CPUQuota=, CPUQuotaPeriodSec=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); line skipped");
+                "CPUWeight=, CPUQuota=, CPUQuotaShare=, CPUQuotaPeriodSec=, CPUBurst=, PenaltyAbove=, PenaltyWindow=, PenaltyQuota=, PenaltyTime=, PenaltyForget=, PenaltyExempt=); line skipped");
         ruleset_done(&rs);
         diag_list_done(&d);
 }
@@ -373,6 +402,7 @@ int main(void) {
                 cmocka_unit_test(test_domains),
                 cmocka_unit_test(test_settings),
                 cmocka_unit_test(test_errors),
+                cmocka_unit_test(test_quota_share),
                 cmocka_unit_test(test_errors_quote_no_secret),
                 cmocka_unit_test(test_setting_skipped),
                 cmocka_unit_test(test_setting_skipped_values),

@@ -160,6 +160,41 @@ static void test_kernel_weight(void **state) {
         assert_int_equal(k.quota_usec, CPU_QUOTA_INFINITY);
 }
 
+/* CPUBurst= reaches the kernel only under a quota, and at most the quota per period. */
+static void test_kernel_burst(void **state) {
+        CpuLimits l = CPU_LIMITS_DEFAULT;
+        CpuKernelValues k;
+        uint64_t v;
+
+        l.burst_usec = 20 * USEC_PER_MSEC;
+        cpu_limits_to_kernel(&l, &k); /* no quota */
+        assert_int_equal(k.burst_usec, 0);
+        assert_true(k.burst_dropped);
+        l.quota_per_sec = USEC_PER_SEC / 2; /* 50000 per 100 ms */
+        cpu_limits_to_kernel(&l, &k);
+        assert_int_equal(k.burst_usec, 20000);
+        assert_false(k.burst_dropped);
+        l.burst_usec = 50000; /* all of it: allowed */
+        cpu_limits_to_kernel(&l, &k);
+        assert_int_equal(k.burst_usec, 50000);
+        l.burst_usec = 50001;
+        cpu_limits_to_kernel(&l, &k);
+        assert_int_equal(k.burst_usec, 0);
+        assert_true(k.burst_dropped);
+        l.period_usec = 200 * USEC_PER_MSEC; /* 100000 per 200 ms */
+        cpu_limits_to_kernel(&l, &k);
+        assert_int_equal(k.burst_usec, 50001);
+
+        assert_int_equal(cpu_burst_parse("50ms", &v), 0);
+        assert_int_equal(v, 50000);
+        assert_int_equal(cpu_burst_parse("0", &v), 0);
+        assert_int_equal(v, 0);
+        assert_int_equal(cpu_burst_parse("1h", &v), 0);
+        assert_int_equal(v, 3600 * USEC_PER_SEC);
+        assert_int_equal(cpu_burst_parse("3601s", &v), -ERANGE);
+        assert_int_equal(cpu_burst_parse("-5ms", &v), -EINVAL);
+}
+
 static void test_cpu_max_parse(void **state) {
         uint64_t q, p;
 
@@ -206,6 +241,7 @@ int main(void) {
                 cmocka_unit_test(test_period_parse),    cmocka_unit_test(test_shares_translation),
                 cmocka_unit_test(test_quota_to_kernel), cmocka_unit_test(test_kernel_weight),
                 cmocka_unit_test(test_cpu_max_parse),   cmocka_unit_test(test_format),
+                cmocka_unit_test(test_kernel_burst),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -123,57 +123,100 @@ static void test_counter_reset(void **state) {
         assert_int_equal(penalty_samples_use(&s, WINDOW), PENALTY_USE_UNKNOWN);
 }
 
-static void test_save_load(void **state) {
-        _cleanup_(penalty_samples_done) PenaltySamples s = {}, t = {};
-
-        add(&s, 0, 0, 0, NULL);
-        add(&s, 10, 15, 2, (uint64_t[]) { 7, 1, 8, 2 });
-        assert_int_equal(penalty_samples_save(root, 1000, &s), 0);
-        assert_int_equal(penalty_samples_load(root, 1000, &t), 0);
-        assert_int_equal(t.n, 2);
-        assert_int_equal(t.n_procs, 2);
-        assert_memory_equal(t.samples, s.samples, 2 * sizeof *s.samples);
-        for (size_t i = 0; i < 2; i++) {
-                assert_int_equal(t.procs[i].pid, s.procs[i].pid);
-                assert_int_equal(t.procs[i].start_tick, s.procs[i].start_tick);
-                assert_int_equal(t.procs[i].cpu_usec, s.procs[i].cpu_usec);
-        }
-        assert_int_equal(penalty_samples_use(&t, WINDOW), penalty_samples_use(&s, WINDOW));
-        assert_int_equal(penalty_samples_remove(root, 1000), 0);
-        penalty_samples_done(&t);
-        assert_int_equal(penalty_samples_load(root, 1000, &t), 0);
-        assert_int_equal(t.n, 0);
-}
-
-/* The samples are a cache: a file that does not parse is an empty history, never an error. */
-static void test_corrupt(void **state) {
-        _cleanup_(penalty_samples_done) PenaltySamples s = {};
+static void put_file(const char *text) {
         char p[512];
         FILE *f;
 
-        add(&s, 0, 0, 0, NULL);
-        assert_int_equal(penalty_samples_save(root, 1001, &s), 0);
-        snprintf(p, sizeof p, "%s" PENALTY_SAMPLE_DIR "/1001", root);
+        snprintf(p, sizeof p, "%s" PENALTY_SAMPLE_DIR "/" PENALTY_SAMPLE_FILE, root);
         f = fopen(p, "we");
         assert_non_null(f);
-        fputs("sample 10 20 0\nsample 5 30 0\n", f); /* time going back */
+        fputs(text, f);
         assert_int_equal(fclose(f), 0);
-        penalty_samples_done(&s);
-        assert_int_equal(penalty_samples_load(root, 1001, &s), 0);
-        assert_int_equal(s.n, 0);
-        f = fopen(p, "we");
-        assert_non_null(f);
-        fputs("sample 1 2\n", f);
-        assert_int_equal(fclose(f), 0);
-        assert_int_equal(penalty_samples_load(root, 1001, &s), 0);
-        assert_int_equal(s.n, 0);
+}
+
+static void assert_same(const PenaltySamples *t, const PenaltySamples *s) {
+        assert_int_equal(t->n, s->n);
+        assert_int_equal(t->n_procs, s->n_procs);
+        assert_memory_equal(t->samples, s->samples, s->n * sizeof *s->samples);
+        for (size_t i = 0; i < s->n_procs; i++) {
+                assert_int_equal(t->procs[i].pid, s->procs[i].pid);
+                assert_int_equal(t->procs[i].start_tick, s->procs[i].start_tick);
+                assert_int_equal(t->procs[i].cpu_usec, s->procs[i].cpu_usec);
+        }
+}
+
+/* One file for every user: what a pass asked for is kept, the others dropped; forget() drops one. */
+static void test_store(void **state) {
+        _cleanup_(penalty_store_done) PenaltySampleStore st = {}, ld = {};
+        PenaltySamples *a, *b;
+        char p[512];
+
+        assert_int_equal(penalty_store_load(root, &st), 0); /* no file: empty */
+        assert_int_equal(st.n, 0);
+        a = penalty_store_get(&st, 2000);
+        b = penalty_store_get(&st, 1000); /* kept in uid order */
+        assert_non_null(a);
+        assert_non_null(b);
+        b = penalty_store_get(&st, 1000);
+        add(b, 0, 0, 0, NULL);
+        add(b, 10, 15, 2, (uint64_t[]) { 7, 1, 8, 2 });
+        a = penalty_store_get(&st, 2000);
+        add(a, 0, 5, 0, NULL);
+        (void) penalty_store_get(&st, 3000); /* asked for, but no sample: not written */
+        assert_int_equal(st.n, 3);
+        assert_int_equal(st.entries[0].uid, 1000);
+        assert_int_equal(penalty_store_save(root, &st, true), 0);
+
+        assert_int_equal(penalty_store_load(root, &ld), 0);
+        assert_int_equal(ld.n, 2);
+        assert_false(ld.entries[0].kept);
+        assert_same(penalty_store_get(&ld, 1000), penalty_store_get(&st, 1000));
+        assert_same(penalty_store_get(&ld, 2000), penalty_store_get(&st, 2000));
+        assert_int_equal(penalty_samples_use(penalty_store_get(&ld, 1000), WINDOW),
+                         penalty_samples_use(penalty_store_get(&st, 1000), WINDOW));
+
+        /* a pass that sampled only 2000: 1000's slice is gone, its history with it */
+        penalty_store_done(&ld);
+        assert_int_equal(penalty_store_load(root, &ld), 0);
+        (void) penalty_store_get(&ld, 2000);
+        assert_int_equal(penalty_store_save(root, &ld, true), 0);
+        penalty_store_done(&ld);
+        assert_int_equal(penalty_store_load(root, &ld), 0);
+        assert_int_equal(ld.n, 1);
+        assert_int_equal(ld.entries[0].uid, 2000);
+
+        /* penalty clear: the others stay; the last one gone removes the file */
+        penalty_store_forget(&ld, 2000);
+        assert_int_equal(penalty_store_save(root, &ld, false), 0);
+        snprintf(p, sizeof p, "%s" PENALTY_SAMPLE_DIR "/" PENALTY_SAMPLE_FILE, root);
+        assert_int_equal(access(p, F_OK), -1);
+}
+
+/* The samples are a cache: what does not parse is an empty history for that user alone. */
+static void test_corrupt(void **state) {
+        _cleanup_(penalty_store_done) PenaltySampleStore st = {};
+
+        add(penalty_store_get(&st, 1), 0, 0, 0, NULL);
+        assert_int_equal(penalty_store_save(root, &st, true), 0); /* the directory made */
+        penalty_store_done(&st);
+
+        put_file("user 1001\nsample 10 20 0\nsample 5 30 0\n" /* time going back */
+                 "user 1002\nsample 1 2\n"                    /* a field missing */
+                 "user 1003\nsample 1 2 0\nproc 0 1 1\n"      /* no pid 0 */
+                 "user 1004\nsample 1 2 0\nsample 3 4 0\nproc 9 1 1\n"
+                 "user 1005\nsample 1 2 0\nuser 1005\nsample 1 2 0\n" /* twice */
+                 "sample 1 2 0\n");
+        assert_int_equal(penalty_store_load(root, &st), 0);
+        for (uid_t uid = 1001; uid <= 1005; uid++)
+                assert_int_equal(penalty_store_get(&st, uid)->n, uid == 1004 ? 2 : 0);
+        assert_int_equal(penalty_store_get(&st, 1004)->n_procs, 1);
 }
 
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_window),         cmocka_unit_test(test_exempt),
                 cmocka_unit_test(test_exempt_clamped), cmocka_unit_test(test_counter_reset),
-                cmocka_unit_test(test_save_load),      cmocka_unit_test(test_corrupt),
+                cmocka_unit_test(test_store),          cmocka_unit_test(test_corrupt),
                 cmocka_unit_test(test_window_start),   cmocka_unit_test(test_exempt_new_old),
         };
         return cmocka_run_group_tests(tests, setup, teardown);

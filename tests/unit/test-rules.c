@@ -274,6 +274,49 @@ static void test_generated_100k(void **state) {
         free(buf);
 }
 
+/* CPUQuotaShare= is the quota as a share of the CPUs: it competes with CPUQuota= as one setting,
+ * by specificity and then order, and resolves against the CPUs the caller counted. */
+static void test_quota_share(void **state) {
+        Fixture *f = *state;
+        char buf[SHARE_FORMAT_MAX];
+        Resolved r;
+
+        load(f, "main.conf",
+             "* CPUQuotaShare=25%\n"
+             "@staff CPUQuota=300%\n"
+             "bob CPUQuotaShare=50%\n"
+             "carol CPUQuota=150%\n"
+             "carol CPUQuotaShare=10%\n");
+        ruleset_set_cpus(&f->rs, 64);
+        assert_true(f->rs.has_shares);
+
+        r = resolve(f, "dave", 1003, NONE); /* 25 % of 64 CPUs */
+        assert_int_equal(r.limits.quota_per_sec, 16 * USEC_PER_SEC);
+        assert_ptr_equal(resolved_quota_source(&r), &f->rs.rules[0]);
+        assert_true(resolved_gives(&r, SETTING_QUOTA));
+        assert_null(r.source[SETTING_QUOTA]);
+        assert_string_equal(resolved_share_format(&r, buf), "CPUQuotaShare=25% of 64 CPUs");
+
+        r = resolve(f, "alice", 1000, STAFF); /* the group's CPUQuota= is more specific */
+        assert_int_equal(r.limits.quota_per_sec, 3 * USEC_PER_SEC);
+        assert_ptr_equal(r.source[SETTING_QUOTA], &f->rs.rules[1]);
+        assert_null(r.source[SETTING_QUOTA_SHARE]);
+        assert_null(resolved_share_format(&r, buf));
+
+        r = resolve(f, "bob", 1001, STAFF); /* the user's share beats the group's quota */
+        assert_int_equal(r.limits.quota_per_sec, 32 * USEC_PER_SEC);
+        assert_null(r.source[SETTING_QUOTA]);
+
+        r = resolve(f, "carol", 1002, NONE); /* as specific: the later line, in either spelling */
+        assert_int_equal(r.limits.quota_per_sec, 64 * USEC_PER_SEC / 10);
+        assert_ptr_equal(resolved_holder(&r, SETTING_QUOTA), &f->rs.rules[4]);
+
+        ruleset_set_cpus(&f->rs, 1);
+        r = resolve(f, "dave", 1003, NONE);
+        assert_int_equal(r.limits.quota_per_sec, USEC_PER_SEC / 4);
+        assert_string_equal(resolved_share_format(&r, buf), "CPUQuotaShare=25% of 1 CPU");
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void) {
@@ -281,7 +324,7 @@ int main(void) {
                 T(test_specificity_levels),     T(test_penalty_merge), T(test_uid_equals_name),
                 T(test_drop_in_order),          T(test_merge),         T(test_infinity_removes_quota),
                 T(test_slice_no_and_unmatched), T(test_root_rule),     T(test_lazy_groups),
-                T(test_generated_100k),
+                T(test_generated_100k),         T(test_quota_share),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

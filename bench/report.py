@@ -77,9 +77,9 @@ def load1(s):
     return float(s.split()[0]) if s else 0.0
 
 
-# === host: the four benchmarks =====================================================================
+# === host: the three benchmarks =====================================================================
 def host(argv):
-    a = args(argv, ["raw"], "quick load-start load-end ncpu peers kernel cycles conc-cycles fair-sec scales")
+    a = args(argv, ["raw"], "quick load-start load-end ncpu peers kernel cycles conc-cycles fair-sec")
 
     def col(name, i=0):
         with open(os.path.join(a.raw, name)) as f:
@@ -91,9 +91,6 @@ def host(argv):
 
     def us(ns):
         return f"{ns / 1000:,.0f} µs" if ns >= 100_000 else f"{ns / 1000:,.1f} µs"
-
-    def ms(s):
-        return f"{s * 1000:,.1f} ms"
 
     rows, verdicts = [], []
 
@@ -147,26 +144,7 @@ def host(argv):
     row(B, "pam_cgroup open+close, 100 000-rule cgrules.conf", us(g100[0]), us(g100[1]), ratio=f"{r:.2f}× pam_cpuslice",
         target="≥ 3×", met=r >= 3.0)
 
-    B = "3 slicectl at scale"
-    scales = [int(x) for x in a.scales.split()]
-    base = {}
-    for n in scales:
-        with open(os.path.join(a.raw, f"sc-{n}.json")) as f:
-            t = {x["command"]: sorted(x["times"]) for x in json.load(f)["results"]}
-        base[n] = t["slicectl list"][len(t["slicectl list"]) // 2]
-        for k, v in t.items():
-            m = v[len(v) // 2]
-            if k.startswith("slicectl"):
-                row(B, f"**{k}**, {n:,} slices", ms(m), ms(v[-1]), note=f"{len(v)} runs (p95 column: max)")
-            else:
-                row(B, f"{k}, {n:,} slices", ms(m), ms(v[-1]), ratio=f"{m / base[n]:.2f}× slicectl list", target="≥ 3×",
-                    met=m / base[n] >= 3.0)
-    if len(scales) == 2:
-        lo, hi = scales
-        r = (base[hi] / hi) / (base[lo] / lo)
-        row(B, f"linearity: slicectl list per slice, {hi:,} vs {lo:,}", ratio=f"{r:.2f}×", target="≈ 1× (≤ 1.5×)", met=r <= 1.5)
-
-    B = "4 fairness"
+    B = "3 fairness"
     fair = {}
     with open(os.path.join(a.raw, "fair")) as f:
         for l in f:

@@ -11,7 +11,7 @@ D=/tmp/fresh
 RAW=$S/raw
 CG=/sys/fs/cgroup
 NPROC=$(nproc)
-WEIGHT=200 QUOTA_PER_SEC=1500000 # CPUWeight=200 CPUQuota=150%, for the module and the bare call
+WEIGHT=200 # the module's CPUWeight= (cpuslice.conf below)
 . "$S/guest-lib.sh"
 . "$S/lib.sh"
 HOLDER=
@@ -45,11 +45,11 @@ install_packages --own-stack || exit 1
 install -m 755 "$S/driver" /usr/local/bin/bench-driver
 # one user who stays logged in (uid 3000), and users who never logged in before, one per login
 useradd -M -N -u 3000 -s /bin/sh fresh
-FIRST_KINDS=(sd setprops sdcs split)
+FIRST_KINDS=(sd sdcs)
 for i in $(seq $((SYSTEMD * FIRST_ROUNDS * ${#FIRST_KINDS[@]}))); do useradd -M -N -u $((3000 + i)) -s /bin/sh "fresh$i"; done
 printf '%s\n' "3000:3999 CPUWeight=$WEIGHT CPUQuota=150%" > /etc/security/cpuslice.conf
 slicectl check > /dev/null || { echo "guest-fresh: slicectl check refuses the config"; exit 1; }
-for s in permit:pam_permit sd:pam_systemd setprops:pam_systemd sdcs:"pam_systemd pam_cpuslice" cs:pam_cpuslice; do
+for s in permit:pam_permit sd:pam_systemd sdcs:"pam_systemd pam_cpuslice" cs:pam_cpuslice; do
         printf 'session required %s.so\n' ${s#*:} > "$D/pam.d/${s%%:*}"
 done
 # the floor's parent, cpu enabled on the way (what the module's first login does for user.slice)
@@ -60,8 +60,6 @@ echo +cpu > $CG/fresh-floor/cgroup.subtree_control
 login() { # login KIND USER: one fresh login, its line to stdout
         case $1 in
         floor2) bench-driver floor2 $CG/fresh-floor "$HOLD_MS" ;;
-        split) bench-driver split "$D/pam.d" sd cs "$2" "$HOLD_MS" ;;
-        setprops) bench-driver setprops "$D/pam.d" setprops "$2" "$HOLD_MS" $WEIGHT $QUOTA_PER_SEC ;;
         *) bench-driver pam "$D/pam.d" "$1" "$2" "$HOLD_MS" ;;
         esac
 }
@@ -103,7 +101,7 @@ if [ $SYSTEMD = 1 ]; then
         systemctl -q is-active user@3000.service || { echo "guest-fresh: user@3000.service did not start"; exit 1; }
         wait_quiet
         meta second.load_start "$(loadavg)"
-        rounds second "$ROUNDS" fresh permit sd setprops sdcs split
+        rounds second "$ROUNDS" fresh permit sd sdcs
         meta second.load_end "$(loadavg)"
         props=$(systemctl show -p CPUWeight,CPUQuotaPerSecUSec user-3000.slice | paste -sd' ')
         echo "user-3000.slice: $props; kernel: $(cat $CG/user.slice/user-3000.slice/cpu.weight)" \

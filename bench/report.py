@@ -214,8 +214,7 @@ def fresh(argv):
 def vm_fresh(argv):
     a = args(argv, ["raw"], "gap hold-ms suite", envs=dict(nargs="+", required=True))
     KINDS = {"permit": "pam_permit (libpam itself)", "sd": "(a) pam_systemd alone",
-             "setprops": "(c) pam_systemd + a bare SetUnitProperties", "sdcs": "(b) pam_systemd + pam_cpuslice (systemd backend)",
-             "split": "(b') the same, the module in a second PAM handle (timed apart)",
+             "sdcs": "(b) pam_systemd + pam_cpuslice (systemd backend)",
              "floor2": "floor: raw cgroup2 syscalls (mkdir, +cpu, weight, max, move; back, rmdir)",
              "cs": "pam_cpuslice (cgroupfs backend)"}
 
@@ -246,24 +245,15 @@ def vm_fresh(argv):
         R = {k: rows(env, phase, k) for k in kinds + ["permit"]}
         out += [""] + table(["login", "logins", "pam_start median", "open median", "open p90", "close median", "close p90"],
                             [[KINDS[k], len(R[k])] + logins(R[k], ms, 10) for k in kinds], "lrrrrrr")
-        A, B, C, S = R["sd"], R["sdcs"], R["setprops"], R["split"]
-        ma, mb, mc = med(A, "open"), med(B, "open"), med(C, "open")
-        if None in (ma, mb, mc):
+        A, B = R["sd"], R["sdcs"]
+        ma, mb = med(A, "open"), med(B, "open")
+        if None in (ma, mb):
             return out
-        spread = max((p90(r, "open", 10) or max(x["open"] for x in r)) - med(r, "open") for r in (A, B, C))
-        bare = med([{"x": r["libload"] + r["call"]} for r in C if "libload" in r and "call" in r], "x")
-        mod = med(S, "open2")
-        out += ["", "- (c) − (a), the D-Bus call: **%s** of open (%s); in the process: libsystemd loaded %s, connect + "
-                    "SetUnitProperties %s." % (ms(mc - ma), xr(mc, ma), ms(med(C, "libload")), ms(med(C, "call"))),
-                "- (b) − (c), the module across processes: **%s** of open; pam_start (b) %s, (c) %s; close (b) %s, (c) %s, "
-                "(a) %s. The opens spread by up to %s (p90 or max − median): a smaller difference is noise." % (
-                    ms(mb - mc), ms(med(B, "load")), ms(med(C, "load")), ms(med(B, "close")), ms(med(C, "close")),
-                    ms(med(A, "close")), ms(spread))]
-        if None not in (mod, bare):
-            out += ["- (b'), the figure to trust: the module's open **%s** against the bare call's %s: **%s** of its own "
-                    "(%s); its second handle's pam_start %s; pam_systemd's open there %s." % (
-                        ms(mod), ms(bare), ms(mod - bare), xr(mod, bare), ms(med(S, "load2")), ms(med(S, "pam_open")))]
-        return out
+        spread = max((p90(r, "open", 10) or max(x["open"] for x in r)) - med(r, "open") for r in (A, B))
+        return out + ["", "- (b) − (a), the module on top of pam_systemd: **%s** of open (%s); pam_start (b) %s, (a) %s; "
+                          "close (b) %s, (a) %s. The opens spread by up to %s (p90 or max − median): a smaller difference "
+                          "is noise." % (ms(mb - ma), xr(mb, ma), ms(med(B, "load")), ms(med(A, "load")),
+                                         ms(med(B, "close")), ms(med(A, "close")), ms(spread))]
 
     def fdm_table(env, meta, hm, kinds):
         out = ["", "### favordynmods off and on (remounted between rounds, order alternating)", "",
@@ -312,9 +302,9 @@ def vm_fresh(argv):
             out += ["", "**Failed logins** (their rows are missing): " + "; ".join("%s: %s" % (k[7:], m[k]) for k in failed)]
         if e.startswith("systemd"):
             out += systemd_phase(e, m, h, "second", "A user already logged in (a second session: slice and user manager running)",
-                                 ["permit", "sd", "setprops", "sdcs", "split"])
+                                 ["permit", "sd", "sdcs"])
             out += systemd_phase(e, m, h, "first", "First login (each login by a user who never logged in: logind starts the "
-                                 "slice and user@.service)", ["sd", "setprops", "sdcs", "split"])
+                                 "slice and user@.service)", ["sd", "sdcs"])
             out += fdm_table(e, m, h, ["floor2", "sd", "sdcs"])
         else:
             out += fdm_table(e, m, h, ["floor2", "permit", "cs"])

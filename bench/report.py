@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """bench/report.py KIND ...: the markdown reports of bench/run, from the raw samples it wrote (how to
 read them: bench/README.md). KIND: host RAWDIR, fresh RAWDIR, vm-fresh RAWDIR --envs ENV...,
-interactive RUNS OUT [--kind vm] (with its PNGs in OUT). Each report is tables plus a few fixed lines;
-every claim is a ratio between figures of one run."""
+interactive RUNS [--kind vm]. Each report is tables plus a few fixed lines; every claim is a ratio
+between figures of one run."""
 import argparse
 import functools
 import glob
@@ -11,7 +11,6 @@ import json
 import os
 import statistics
 import sys
-import textwrap
 
 NAN = float("nan")
 
@@ -347,14 +346,13 @@ def scale(argv):
 
 # === interactive: light users against a heavy one (host or VM) =====================================
 def interactive(argv):
-    o = args(argv, ["runs", "out"], "load-start load-end kernel peers skipped suite prefix",
+    o = args(argv, ["runs"], "load-start load-end kernel peers skipped suite",
              **{k: dict(type=int, default=0) for k in ("ncpu", "busy", "quick", "hogs", "builds", "w_light",
                                                          "w_heavy", "host_ncpu")},
              warm=dict(type=float), dur=dict(type=float), kind=dict(choices=("host", "vm"), default="host"),
              facts=dict(nargs="*", default=[]), host_others=dict(nargs="*", type=float, default=[]),
              job_kib=dict(type=int, default=4096))
     VM = o.kind == "vm"
-    PREFIX = o.prefix or ("interactive-vm" if VM else "interactive")
     SKIPPED = dict(x.split("=", 1) for x in o.skipped.split(";") if "=" in x)
     for f in o.facts:  # vm: configurations the guest could not run in its state
         for k, v in (line.strip().partition("=")[::2] for line in open(f)):
@@ -549,10 +547,7 @@ def interactive(argv):
     out += ["", "*latency*: p99 within 1.25× either way is the same; *CPU split*: the light user's distance from 50 % within "
                 "5 points is the same; *as good*: worse on neither" + (", or the same kernel state as pam_cpuslice's (a "
                 "difference is then the run's noise)" if VM else "") + ". What pam_cpuslice adds over any of them: weights "
-                "and quotas per user, `@group` or uid range from one config line, system accounts left alone, live changes.",
-            "", f"![wake-up latency CDF per configuration]({PREFIX}-latency.png)",
-            f"![the wake-only user's wake-up latency CDF per configuration]({PREFIX}-wake-latency.png)",
-            f"![CPU share per configuration]({PREFIX}-cpu.png)"]
+                "and quotas per user, `@group` or uid range from one config line, system accounts left alone, live changes."]
     # cs-pen: the light user before the pass that capped the heavy user and after it, each against idle
     ph, note = {k: dict(lat=[], light=0, heavy=0, usec=0) for k in ("before", "after")}, []
     for d in sorted(glob.glob(os.path.join(o.runs, "cs-pen.*"))):
@@ -584,54 +579,6 @@ def interactive(argv):
                 ""] + table(["light user", "span", "p99", "p99 ÷ idle", "CPUs", "CPUs ÷ idle", "share (of light + heavy)",
                              "heavy CPUs"], rows, "llrrrrrr") + ["", "The deciding pass: " + "; ".join(note) + "."]
     print("\n".join(out))
-
-    import matplotlib  # noqa: E402
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: E402
-
-    sub = (f"{'NOT MEANINGFUL (machine busy) — ' if BUSY else ''}{'VM ' + suite if VM else 'host'}, {o.ncpu} CPUs, load "
-           f"{o.load_start.split()[0]} → {o.load_end.split()[0]}, rest {OTHERS:.2f} CPUs, {mode} run")
-    shown = [k for k, _, _, _ in CONFIGS if not R[k]["missing"]]
-    colors = dict(zip(shown, plt.get_cmap("tab20").colors))
-    for field, p99, who, name in (("lat", "p99", "Light user's wake-up latency (probe + CPU-bound thread + job)", "latency"),
-                                  ("wlat", "wp99", "Wake-only user's wake-up latency (the probe alone)", "wake-latency")):
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 6))
-        for key in (k for k in shown if R[k][field]):
-            xs = sorted(max(x, 0.1) for x in R[key][field])
-            ys = [(i + 1) / len(xs) for i in range(len(xs))]
-            kw = dict(color=colors[key], lw=2.2 if key.startswith("cs-") else 1.4, ls=":" if key.startswith("idle") else "-")
-            ax1.plot(xs, ys, label=f"{LABEL[key]} (p99 {us(R[key][p99])})", **kw)
-            ax2.plot(xs, [1 - y + 1 / len(xs) for y in ys], **kw)
-        for ax in (ax1, ax2):
-            ax.set_xscale("log")
-            ax.set_xlabel("wake-up lateness of a 10 ms sleep (µs, log)")
-            ax.grid(True, which="both", alpha=0.3)
-        ax1.set_ylabel("fraction of wake-ups at most this late (CDF)")
-        ax2.set_yscale("log")
-        ax2.set_ylabel("fraction of wake-ups later than this (log)")
-        fig.legend(*ax1.get_legend_handles_labels(), fontsize=8.5, loc="lower center", ncol=3, frameon=False)
-        fig.suptitle(f"{who}, per configuration\n{sub}", fontsize=11)
-        fig.tight_layout(rect=(0, 0.14, 1, 1))
-        fig.savefig(os.path.join(o.out, f"{PREFIX}-{name}.png"), dpi=110)
-        plt.close(fig)
-    keys = [k for k in shown if R[k]["fair"] is not None]
-    fig, ax = plt.subplots(figsize=(12, 5.8))
-    ls = [R[k]["share"] * 100 for k in keys]
-    ax.bar(range(len(keys)), ls, color="#1f77b4", label="light user")
-    ax.bar(range(len(keys)), [100 - v for v in ls], bottom=ls, color="#d9d9d9", label="heavy user")
-    for i, k in enumerate(keys):
-        ax.plot([i - 0.45, i + 0.45], [R[k]["fair"] * 100] * 2, color="black", lw=2, ls="--",
-                label="light user's fair share" if i == 0 else None)
-        ax.text(i, ls[i] / 2, f"{ls[i]:.1f} %\n{R[k]['cpus_light']:.2f} CPUs", ha="center", va="center", color="white", fontsize=9)
-    ax.set_xticks(range(len(keys)))
-    ax.set_xticklabels([textwrap.fill(LABEL[k], 20) for k in keys], fontsize=8.5)
-    ax.set_ylabel("share of the CPU time both users got (%)")
-    ax.set_ylim(0, 100)
-    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.27), ncol=3)
-    ax.set_title(f"CPU split between the light and the heavy user\n{sub}", fontsize=11)
-    fig.tight_layout()
-    fig.savefig(os.path.join(o.out, f"{PREFIX}-cpu.png"), dpi=110)
-    plt.close(fig)
 
 
 if __name__ == "__main__":

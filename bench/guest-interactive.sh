@@ -62,7 +62,7 @@ export DRIVER=$D/driver WARM DUR JOB_IN=$D/job.in NHOGS NBUILD BUILD_IN=$D/small
 PAM_RUN=$D/pam-run PAM_D=$D/pam.d LOAD=(bash "$D/interactive-load.sh") CHECK_CTL= V2=$CG RUNS=$D/runs
 
 # ctl_to VAR DIR: VAR=cpu when the cpu controller is in DIR's cgroup.subtree_control, else -
-# (an empty file, as trixie's user.slice has before the first login, is a failed read: no controller)
+# (an empty file is a failed read: no controller)
 ctl_to() { local __c=; read -r __c < "$2/cgroup.subtree_control" || true; [[ " $__c " == *" cpu "* ]] && printf -v "$1" cpu || printf -v "$1" -; }
 ctl_to CPU_BOOT $CG # as booted, before any login: "-" on bookworm (memory pids)
 {
@@ -80,11 +80,6 @@ ctl_to CPU_BOOT $CG # as booted, before any login: "-" on bookworm (memory pids)
 } > "$S/facts.$ROUND"
 say "facts: $(tr '\n' ' ' < "$S/facts.$ROUND")"
 
-weight_to() { # weight_to VAR UID: the user's slice's cpu.weight, - when it has none
-        printf -v "$1" -
-        [ -e "$CG/user.slice/user-$2.slice/cpu.weight" ] && read -r "$1" < "$CG/user.slice/user-$2.slice/cpu.weight"
-        return 0
-}
 place() { # CONFIG: its service and placement, for lib.sh's window; flat and autogroup before any login
         acct=$CG/user.slice/user-UID.slice re='^/user\.slice/user-UID\.slice/session-[0-9a-z]+\.scope$'
         case $1 in
@@ -105,20 +100,10 @@ place() { # CONFIG: its service and placement, for lib.sh's window; flat and aut
         fi
         [ "$c0" = - ] || { say "$1: the cpu controller is already on in /: it must run before any login"; exit 1; }
 }
-window_facts() { # who splits the CPU here: the cpu controller in / and in user.slice, the users' cpu.weight
-        local wl whv wwt load
-        ctl_to C_ROOT $CG
-        ctl_to C_USER $CG/user.slice
-        weight_to wl ${UIDS[light]}
-        weight_to whv ${UIDS[heavy]}
-        weight_to wwt ${UIDS[wake]}
-        read -r load _ < /proc/loadavg
-        printf -v "$1" %s "cpu_root=$C_ROOT cpu_user_slice=$C_USER weight_light=$wl weight_heavy=$whv weight_wake=$wwt autogroup=$ag load=$load "
-}
 window_done() {
         cp -a "$R" "$S/runs/"
         say "$cfg.$ROUND: light $(( (u1l - u0l) / 1000 )) ms, heavy $(( (u1h - u0h) / 1000 )) ms," \
-                "wake $(( (u1w - u0w) / 1000 )) ms, cpu in / $C_ROOT, in user.slice $C_USER, light in $where, wake in $wwhere"
+                "wake $(( (u1w - u0w) / 1000 )) ms, light in $where, wake in $wwhere"
 }
 
 for c in $ORDER; do

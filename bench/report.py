@@ -403,7 +403,7 @@ def interactive(argv):
     R, others = {}, []  # others: CPUs the rest of the machine used in each window
     for key, label, fair, how in CONFIGS:
         r = dict(label=label, fair=fair, how=how, lat=[], wlat=[], p99s=[], jobs=[], light=0, heavy=0, wake=0, win=0,
-                 builds=0, cgs=set(), ags=set(), ctl=set(), leads=[])
+                 builds=0, cgs=set(), ags=set(), leads=[])
         dirs = sorted(glob.glob(os.path.join(o.runs, key + ".*")))
         for d in dirs:
             u = dict(t.partition("=")[::2] for t in open(os.path.join(d, "usage")).read().split())
@@ -419,9 +419,6 @@ def interactive(argv):
             r["cgs"].add(u["cg_light"])
             r["ags"].add((u["ag_light"], u["ag_heavy"]))
             r["leads"] += [int(u["wake_lead"])] if "wake_lead" in u else []
-            if "cpu_root" in u:  # vm: who splits the CPU in this window
-                r["ctl"].add(tuple(u.get(k, "-") for k in ("cpu_root", "cpu_user_slice", "weight_light", "weight_heavy",
-                                                           "weight_wake", "autogroup")))
             if os.path.exists(os.path.join(d, "job")):
                 r["jobs"] += [(b - a) / 1e9 for a, b in (map(int, l.split()) for l in open(os.path.join(d, "job")))
                               if a >= t0 and b <= t1]
@@ -496,14 +493,9 @@ def interactive(argv):
                 f"{o.warm:g} s). Placement, checked in every window: " + "; ".join(
                     f"{LABEL[k]}: `{sorted(R[k]['cgs'])[0]}`" for k, _, _, _ in CONFIGS if R[k]["cgs"] and k != "autogroup")
             + "; autogroup: light/heavy " + ", ".join("/".join(x) for x in sorted(R["autogroup"]["ags"])) + ".", ""]
-    if VM:  # who splits the CPU: the cpu controller in / and user.slice, the slices' cpu.weight, autogroup
-        yn = {"cpu": "yes"}
-        out += table(["configuration", "cpu in `/`", "cpu in `user.slice`", "cpu.weight light / heavy / wake-only", "autogroup"],
-                     [[LABEL[k]] + [" / ".join(sorted({yn.get(c[i], "no") for c in R[k]["ctl"]})) for i in (0, 1)]
-                      + [", ".join(sorted({" / ".join(c[2:5]) for c in R[k]["ctl"]})),
-                         " / ".join(sorted({c[5] for c in R[k]["ctl"]}))] for k, _, _, _ in CONFIGS if R[k]["ctl"]], "lllll")
-        out += [""] + [f"Boot facts ({os.path.basename(f)}): " + "; ".join(f"`{t}`" for t in open(f).read().splitlines() if t.strip())
-                       for f in sorted(o.facts)] + [""]
+    if VM:
+        out += [f"Boot facts ({os.path.basename(f)}): " + "; ".join(f"`{t}`" for t in open(f).read().splitlines() if t.strip())
+                for f in sorted(o.facts)] + [""]
     goals = []
     for key, name, ref in (("cs-eq", "equal weights", "hw-deep"), ("cs-w", f"weight {o.w_light}:{o.w_heavy}", "hw-w"),
                            ("cs-root", "slice_root=/, equal weights", "hw-root"),
@@ -535,18 +527,14 @@ def interactive(argv):
         lat = "better" if x < 0.8 else "worse" if x > 1.25 else "same"
         d = abs(r["share"] / 0.5 - 1) - abs(eq["share"] / 0.5 - 1)
         split = "better" if d < -0.05 else "worse" if d > 0.05 else "same"
-        same = VM and r["ctl"] and r["ctl"] == eq["ctl"] and len(eq["ctl"]) == 1  # vm: pam_cpuslice's kernel state
-        good = same or "worse" not in (lat, split)
         cmp.append([LABEL[key], ratio(x), ratio(r["p999"] / eq["p999"]), ratio(eq["share"] / r["share"]),
                     ratio(r["job"] / eq["job"]), ratio(r["wp99"] / eq["wp99"])]
-                   + (["not meaningful"] * 3 if BUSY else [lat + " (noise)" * bool(same), split + " (noise)" * bool(same),
-                                                           ("**yes**" + ", the same kernel state" * bool(same)) if good else "no"]))
+                   + (["not meaningful"] * 3 if BUSY else [lat, split, "no" if "worse" in (lat, split) else "**yes**"]))
     out += ["pam_cpuslice (equal weights) against each alternative — ratios > 1× mean pam_cpuslice does better:", ""]
     out += table(["alternative", "p99: alt ÷ pam_cpuslice", "p99.9", "light share: pam_cpuslice ÷ alt", "job: alt ÷ "
                   "pam_cpuslice", "wake-only p99: alt ÷ pam_cpuslice", "latency", "CPU split", "as good?"], cmp, "lrrrrrlll")
     out += ["", "*latency*: p99 within 1.25× either way is the same; *CPU split*: the light user's distance from 50 % within "
-                "5 points is the same; *as good*: worse on neither" + (", or the same kernel state as pam_cpuslice's (a "
-                "difference is then the run's noise)" if VM else "") + ". What pam_cpuslice adds over any of them: weights "
+                "5 points is the same; *as good*: worse on neither. What pam_cpuslice adds over any of them: weights "
                 "and quotas per user, `@group` or uid range from one config line, system accounts left alone, live changes."]
     # cs-pen: the light user before the pass that capped the heavy user and after it, each against idle
     ph, note = {k: dict(lat=[], light=0, heavy=0, usec=0) for k in ("before", "after")}, []

@@ -379,12 +379,9 @@ def interactive(argv):
             ("hw-eq", "hand-written cgroups 1024:1024", 0.5, "`PARENT/hw-eq/USER`"),
             ("hw-deep", "hand-written cgroups 1024:1024, pam_cpuslice's depth", 0.5,
              "`PARENT/hw-deep/user.slice/user-USER.slice/s.scope`"),
-            ("hw-root", "hand-written cgroups 1024:1024 at the cpu root", 0.5, "`/csi-root-USER`: depth 1"),
             ("cs-eq", "**pam_cpuslice**, equal weights", 0.5, "`* CPUWeight=100`"),
             ("hw-w", f"hand-written cgroups {SH_L}:{SH_H}", WSHARE, f"`PARENT/hw-w/USER`, cpu.shares {SH_L}, {SH_H}, {SH_L}"),
             ("cs-w", "**pam_cpuslice**, light user weighted", WSHARE, WEIGHTED),
-            ("cs-root", "**pam_cpuslice** `slice_root=/`, equal weights", 0.5, "`/user-UID.slice/session-N.scope`: depth 1"),
-            ("cs-root-w", "**pam_cpuslice** `slice_root=/`, light user weighted", WSHARE, WEIGHTED + ", depth 1"),
             ("hw-min", "hand-written cgroups 1024:2", 1.0, "`PARENT/hw-min/USER`, the heavy user at cpu.shares 2"),
             ("cs-idle", "**pam_cpuslice**, heavy user idle", 1.0, "`csi-heavy CPUWeight=idle` (cpu.idle 1)")]
     LABEL = {k: l.replace("**", "") for k, l, _, _ in CONFIGS}
@@ -498,8 +495,6 @@ def interactive(argv):
                 for f in sorted(o.facts)] + [""]
     goals = []
     for key, name, ref in (("cs-eq", "equal weights", "hw-deep"), ("cs-w", f"weight {o.w_light}:{o.w_heavy}", "hw-w"),
-                           ("cs-root", "slice_root=/, equal weights", "hw-root"),
-                           ("cs-root-w", f"slice_root=/, weight {o.w_light}:{o.w_heavy}", None),
                            ("cs-idle", "heavy user CPUWeight=idle", "hw-min")):
         r = R.get(key)
         if not r or r["missing"]:
@@ -511,7 +506,7 @@ def interactive(argv):
                    verdict(r["wp99"] <= 2 * IP) if r["wn"] else "–"],
                   [f"pam_cpuslice ({name}): light user's share against fair", f"{r['share'] * 100:.1f} % / "
                    f"{r['fair'] * 100:.0f} % ({dev * 100:.1f} % off)", "within 5 %", verdict(dev <= 0.05)]]
-        if ref and not VM and not R[ref]["missing"]:
+        if not VM and not R[ref]["missing"]:
             goals.append([f"{LABEL[ref]} (context: the kernel's answer)", f"p99 {ratio(R[ref]['p99'] / idle['p99'])} idle; "
                           f"share {R[ref]['share'] * 100:.1f} %", "", ""])
     out += table(["goal", "measured", "target", ""], goals, "llll") + [""]

@@ -113,13 +113,9 @@ def host(argv):
     r = cs / (lat("floor")[0] + L["permit"][0])
     row(B, "**pam_cpuslice** (scope made and removed each time)", *map(us, L["cpuslice"]), f"{r:.2f}× (floor + pam_permit)",
         "≤ 2×", r <= 2.0, f"whole cycle: {cyc['cpuslice']}")
-    for s, what, cold, cold_what in (("cgroup", "pam_cgroup, warm (reuses its group)", "cgroup.cold",
-                                      "pam_cgroup, cold first open (template group made)"),
-                                     ("cgfs", "pam_cgfs -c cpu,cpuacct", "cgfs.cold", "pam_cgfs, cold first open of a new user")):
+    for s, what in (("cgroup", "pam_cgroup, warm (reuses its group)"), ("cgfs", "pam_cgfs -c cpu,cpuacct")):
         r = L[s][0] / cs
         row(B, what, *map(us, L[s]), f"{r:.2f}× pam_cpuslice", "≥ 3×", r >= 3.0, f"whole cycle: {cyc[s]}")
-        c = col(cold)[0]
-        row(B, cold_what, us(c), ratio=f"{c / cs:.1f}× pam_cpuslice", note="one sample")
     for s, label in (("permit", "pam_permit"), ("cpuslice", "**pam_cpuslice**"), ("cgroup", "pam_cgroup"), ("cgfs", "pam_cgfs")):
         c = lat(s + ".conc")
         r = c[0] / L[s][0]

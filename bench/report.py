@@ -76,7 +76,6 @@ def load1(s):
     return float(s.split()[0]) if s else 0.0
 
 
-# === host: the three benchmarks =====================================================================
 def host(argv):
     a = args(argv, ["raw"], "quick load-start load-end ncpu peers kernel cycles conc-cycles fair-sec")
 
@@ -169,7 +168,6 @@ def host(argv):
     print("\n".join(out))
 
 
-# === fresh: fresh logins on this host ==============================================================
 def fresh(argv):
     a = args(argv, ["raw"], "load-start load-end kernel gap hold-ms", ncpu=dict(type=int))
     MODULES = [("floor", "floor (raw syscalls: mkdir, 3 settings, 2 moves; back, rmdir)"), ("permit", "pam_permit (libpam itself)"),
@@ -205,7 +203,6 @@ def fresh(argv):
     print("\n".join(out))
 
 
-# === vm-fresh: fresh logins in the VMs =============================================================
 def vm_fresh(argv):
     a = args(argv, ["raw"], "gap hold-ms suite", envs=dict(nargs="+", required=True))
     KINDS = {"permit": "pam_permit (libpam itself)", "sd": "(a) pam_systemd alone",
@@ -306,7 +303,6 @@ def vm_fresh(argv):
     print("\n".join(out))
 
 
-# === scale: bench/scale's hyperfine rounds ========================================================
 def scale(argv):
     w, rounds, users, facts = argv[0], int(argv[1]), int(argv[2]), " ".join(argv[3:])
     LIST, CGTOP = "`slicectl list -i 0`", "`systemd-cgtop -b -n 1 --depth=2`"
@@ -340,7 +336,6 @@ def scale(argv):
         print("**Not meaningful**: the load was above half the CPUs at the start.")
 
 
-# === interactive: light users against a heavy one (host or VM) =====================================
 def interactive(argv):
     o = args(argv, ["runs"], "load-start load-end kernel peers skipped suite",
              **{k: dict(type=int, default=0) for k in ("ncpu", "busy", "quick", "hogs", "builds", "w_light",

@@ -9,12 +9,10 @@
  *   pam CONFDIR SERVICE USER HOLD_MS          one fresh login: pam_start, open, hold, close + pam_end
  *   floor CPU_PARENT ACCT|- HOLD_MS           the same kernel work as pam_cpuslice's session, alone
  *   floor2 PARENT HOLD_MS                     the same on cgroup2 (PARENT has +cpu)
- *   setprops CONFDIR SERVICE USER HOLD_MS WEIGHT QUOTA_PER_SEC_USEC    pam_systemd's open, then a bare
- *                                             SetUnitProperties (libsystemd dlopen()ed in the timed part)
- *   split CONFDIR FIRST SECOND USER HOLD_MS   two PAM handles in one process, each timed
  *   phases MODULE CONF USER PARENT HOLD_MS    pam_cpuslice's steps through its library, each timed
  *   probe WARM_S DUR_S OUT                    interactive's wake-up probe, after cyclictest's non-RT
- *                                             mode: one lateness per line (µs, one decimal) to OUT
+ *                                             mode: one lateness per line (µs, one decimal) to OUT;
+ *                                             the first kept sample's wall-clock start (µs) to stdout
  *
  * The fresh-login modes (pam … phases) print one line of "name=µs" fields; the caller spaces them
  * seconds apart so that each meets the kernel cold. Service files are CONFDIR's
@@ -24,18 +22,15 @@
 #include <limits.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <security/pam_appl.h>
-#include <systemd/sd-bus.h>
 
 #include "backend-cgroupfs.h"
 #include "conf.h"
@@ -59,69 +54,24 @@ static uint64_t now_ns(void) {
         return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 }
 
-/* pam_start (the stack's modules are loaded) and pam_open_session, each timed; 0, or the exit
- * status that names the step that failed */
-static int start_and_open(const char *service, const char *user, const char *confdir, pam_handle_t **h,
-                          uint64_t *load, uint64_t *open) {
-        uint64_t t0 = now_usec(), t1;
-
-        if (pam_start_confdir(service, user, &conv, confdir, h) != PAM_SUCCESS)
-                return 2;
-        t1 = now_usec();
-        *load = t1 - t0;
-        if (pam_open_session(*h, 0) != PAM_SUCCESS)
-                return 3;
-        *open = now_usec() - t1;
-        return 0;
-}
-
-/* the session held HOLD_MS, then pam_close_session + pam_end (of h2 too, split's second handle)
- * timed into *close */
-static int hold_and_close(pam_handle_t *h, pam_handle_t *h2, const char *hold_ms, uint64_t *close) {
-        uint64_t t0;
-
-        sleep_usec((uint64_t) atol(hold_ms) * 1000);
-        t0 = now_usec();
-        /* the module alone in a stack answers PAM_IGNORE at close on systemd (nothing of its own to
-         * undo), which libpam reports as a failure of that stack: only pam_systemd's close counts */
-        if (h2)
-                (void) pam_close_session(h2, 0);
-        if (pam_close_session(h, 0) != PAM_SUCCESS)
-                return 4;
-        if (h2)
-                pam_end(h2, PAM_SUCCESS);
-        pam_end(h, PAM_SUCCESS);
-        *close = now_usec() - t0;
-        return 0;
-}
-
+/* pam_start (the stack's modules are loaded), pam_open_session, the session held HOLD_MS, then
+ * pam_close_session + pam_end: each timed; 0, or the exit status that names the step that failed */
 static int run_pam(char **argv) {
         pam_handle_t *h = NULL;
-        uint64_t load, open, close;
-        int r = start_and_open(argv[1], argv[2], argv[0], &h, &load, &open);
+        uint64_t t0 = now_usec(), t1, t2, t3;
 
-        if (r == 0)
-                r = hold_and_close(h, NULL, argv[3], &close);
-        if (r != 0)
-                return r;
-        printf("load=%" PRIu64 " open=%" PRIu64 " close=%" PRIu64 "\n", load, open, close);
-        return 0;
-}
-
-static int run_split(char **argv) {
-        pam_handle_t *h1 = NULL, *h2 = NULL;
-        uint64_t load, open, load2, open2, close;
-        int r = start_and_open(argv[1], argv[3], argv[0], &h1, &load, &open);
-
-        if (r == 0)
-                r = start_and_open(argv[2], argv[3], argv[0], &h2, &load2, &open2);
-        if (r == 0)
-                r = hold_and_close(h1, h2, argv[4], &close);
-        if (r != 0)
-                return r;
-        printf("load=%" PRIu64 " pam_open=%" PRIu64 " load2=%" PRIu64 " open2=%" PRIu64 " open=%" PRIu64
-               " close=%" PRIu64 "\n",
-               load, open, load2, open2, open + load2 + open2, close);
+        if (pam_start_confdir(argv[1], argv[2], &conv, argv[0], &h) != PAM_SUCCESS)
+                return 2;
+        t1 = now_usec();
+        if (pam_open_session(h, 0) != PAM_SUCCESS)
+                return 3;
+        t2 = now_usec();
+        sleep_usec((uint64_t) atol(argv[3]) * 1000);
+        t3 = now_usec();
+        if (pam_close_session(h, 0) != PAM_SUCCESS)
+                return 4;
+        pam_end(h, PAM_SUCCESS);
+        printf("load=%" PRIu64 " open=%" PRIu64 " close=%" PRIu64 "\n", t1 - t0, t2 - t1, now_usec() - t3);
         return 0;
 }
 
@@ -338,77 +288,6 @@ static int run_phases(char **argv) {
         return 0;
 }
 
-/* libsystemd's sd-bus, loaded at run time as the module's plugin loads it */
-typedef struct SdBus {
-        void *lib;
-        typeof(sd_bus_open_system) *open_system;
-        typeof(sd_bus_call_method) *call_method;
-        typeof(sd_bus_flush_close_unref) *flush_close_unref;
-        typeof(sd_bus_error_free) *error_free;
-} SdBus;
-
-static int sdbus_load(SdBus *b) {
-        b->lib = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
-        if (!b->lib)
-                return -ENOENT;
-        b->open_system = dlsym(b->lib, "sd_bus_open_system");
-        b->call_method = dlsym(b->lib, "sd_bus_call_method");
-        b->flush_close_unref = dlsym(b->lib, "sd_bus_flush_close_unref");
-        b->error_free = dlsym(b->lib, "sd_bus_error_free");
-        return b->open_system && b->call_method && b->flush_close_unref && b->error_free ? 0 : -ENOENT;
-}
-
-/* The call the systemd backend makes (lib/systemd/backend-systemd.c: build_set_properties), bare. */
-static int set_unit_properties(const SdBus *b, uid_t uid, uint64_t weight, uint64_t quota) {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_bus *bus = NULL;
-        char unit[64];
-        int r;
-
-        snprintf(unit, sizeof unit, "user-%u.slice", (unsigned) uid);
-        r = b->open_system(&bus);
-        if (r < 0)
-                return r;
-        r = b->call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
-                           "org.freedesktop.systemd1.Manager", "SetUnitProperties", &error, NULL, "sba(sv)", unit, 1,
-                           3, "CPUWeight", "t", weight, "CPUQuotaPerSecUSec", "t", quota, "CPUQuotaPeriodUSec", "t",
-                           UINT64_MAX);
-        if (r < 0)
-                fprintf(stderr, "SetUnitProperties(%s): %s\n", unit, error.message ? error.message : strerror(-r));
-        b->error_free(&error);
-        b->flush_close_unref(bus);
-        return r;
-}
-
-static int run_setprops(char **argv) {
-        struct passwd *pw = getpwnam(argv[2]);
-        pam_handle_t *h = NULL;
-        SdBus b = {};
-        uint64_t load, pam_open, t2, t3, t4, close;
-        int r;
-
-        if (!pw)
-                return 2;
-        r = start_and_open(argv[1], argv[2], argv[0], &h, &load, &pam_open);
-        if (r != 0)
-                return r;
-        t2 = now_usec();
-        if (sdbus_load(&b) < 0)
-                return 5;
-        t3 = now_usec();
-        if (set_unit_properties(&b, pw->pw_uid, strtoull(argv[4], NULL, 10), strtoull(argv[5], NULL, 10)) < 0)
-                return 6;
-        t4 = now_usec();
-        r = hold_and_close(h, NULL, argv[3], &close);
-        if (r != 0)
-                return r;
-        printf("load=%" PRIu64 " pam_open=%" PRIu64 " libload=%" PRIu64 " call=%" PRIu64 " open=%" PRIu64
-               " close=%" PRIu64 "\n",
-               load, pam_open, t3 - t2, t4 - t3, pam_open + t4 - t2, close);
-        dlclose(b.lib);
-        return 0;
-}
-
 static int run_loop(char **argv) {
         for (long i = 0, n = atol(argv[3]); i < n; i++) {
                 pam_handle_t *h = NULL;
@@ -485,10 +364,15 @@ static int run_probe(char **argv) {
         size_t cap = (size_t) (dur * 1e9 / PROBE_INTERVAL_NS) + 16, n = 0;
         _cleanup_free_ int32_t *lat = malloc(cap * sizeof *lat); /* in 0.1 µs */
         uint64_t rec = now_ns() + (uint64_t) (warm * 1e9), end = rec + (uint64_t) (dur * 1e9);
+        struct timespec rt;
         FILE *f;
 
         if (!lat)
                 return 1;
+        /* when the first kept sample starts, on the shell's clock: a window split in time (cs-pen) */
+        clock_gettime(CLOCK_REALTIME, &rt);
+        printf("%" PRIu64 "\n",
+               (uint64_t) rt.tv_sec * 1000000u + (uint64_t) rt.tv_nsec / 1000 + (uint64_t) (warm * 1e6));
         prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
         for (uint64_t t0; (t0 = now_ns()) < end;) {
                 int64_t late;
@@ -517,8 +401,7 @@ int main(int argc, char **argv) {
         } modes[] = {
                 { "loop", 6, run_loop },     { "floor-loop", 5, run_floor_loop }, { "conf-scale", 5, run_conf_scale },
                 { "pam", 6, run_pam },       { "floor", 5, run_floor },           { "phases", 7, run_phases },
-                { "floor2", 4, run_floor2 }, { "split", 7, run_split },           { "setprops", 8, run_setprops },
-                { "probe", 5, run_probe },
+                { "floor2", 4, run_floor2 }, { "probe", 5, run_probe },
         };
 
         for (size_t i = 0; argc > 1 && i < sizeof modes / sizeof modes[0]; i++)

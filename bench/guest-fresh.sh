@@ -11,7 +11,7 @@ D=/tmp/fresh
 RAW=$S/raw
 CG=/sys/fs/cgroup
 NPROC=$(nproc)
-WEIGHT=200 QUOTA_PER_SEC=1500000 # CPUWeight=200 CPUQuota=150%, for the module and the bare call
+WEIGHT=200 # the module's CPUWeight= (cpuslice.conf below)
 . "$S/guest-lib.sh"
 . "$S/lib.sh"
 HOLDER=
@@ -36,11 +36,8 @@ nosd-v2) SYSTEMD=0 ;;
 *) echo "guest-fresh: $ENV is not measured (systemd-v2, nosd-v2)"; exit 1 ;;
 esac
 [ -f $CG/cgroup.controllers ] || { echo "guest-fresh: no cgroup2 at $CG"; exit 1; }
-meta kernel "$(uname -r)"
-meta suite "$(. /etc/os-release && echo "${VERSION_CODENAME:-?}")"
-meta systemd_pkg "$(dpkg-query -W -f='${Version}' systemd 2> /dev/null || echo -)"
-meta nproc "$NPROC"
-meta mount "$(cg_mount)"
+printf '%s\n' "kernel=$(uname -r)" "suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-?}")" "nproc=$NPROC" \
+        "systemd_pkg=$(dpkg-query -W -f='${Version}' systemd 2> /dev/null || echo -)" "mount=$(cg_mount)" >> "$RAW/$ENV-meta"
 echo "cgroup2 mount: $(cg_mount)"
 
 section "install"
@@ -48,19 +45,13 @@ install_packages --own-stack || exit 1
 install -m 755 "$S/driver" /usr/local/bin/bench-driver
 # one user who stays logged in (uid 3000), and users who never logged in before, one per login
 useradd -M -N -u 3000 -s /bin/sh fresh
-FIRST_KINDS=(sd setprops sdcs split)
-if [ $SYSTEMD = 1 ]; then
-        for i in $(seq $((FIRST_ROUNDS * ${#FIRST_KINDS[@]}))); do
-                useradd -M -N -u $((3000 + i)) -s /bin/sh "fresh$i"
-        done
-fi
+FIRST_KINDS=(sd sdcs)
+for i in $(seq $((SYSTEMD * FIRST_ROUNDS * ${#FIRST_KINDS[@]}))); do useradd -M -N -u $((3000 + i)) -s /bin/sh "fresh$i"; done
 printf '%s\n' "3000:3999 CPUWeight=$WEIGHT CPUQuota=150%" > /etc/security/cpuslice.conf
 slicectl check > /dev/null || { echo "guest-fresh: slicectl check refuses the config"; exit 1; }
-printf 'session required pam_permit.so\n' > "$D/pam.d/permit"
-printf 'session required pam_systemd.so\n' > "$D/pam.d/sd"
-printf 'session required pam_systemd.so\nsession required pam_cpuslice.so\n' > "$D/pam.d/sdcs"
-printf 'session required pam_cpuslice.so\n' > "$D/pam.d/cs"
-cp "$D/pam.d/sd" "$D/pam.d/setprops"
+for s in permit:pam_permit sd:pam_systemd sdcs:"pam_systemd pam_cpuslice" cs:pam_cpuslice; do
+        printf 'session required %s.so\n' ${s#*:} > "$D/pam.d/${s%%:*}"
+done
 # the floor's parent, cpu enabled on the way (what the module's first login does for user.slice)
 echo +cpu > $CG/cgroup.subtree_control
 mkdir -p $CG/fresh-floor
@@ -69,8 +60,6 @@ echo +cpu > $CG/fresh-floor/cgroup.subtree_control
 login() { # login KIND USER: one fresh login, its line to stdout
         case $1 in
         floor2) bench-driver floor2 $CG/fresh-floor "$HOLD_MS" ;;
-        split) bench-driver split "$D/pam.d" sd cs "$2" "$HOLD_MS" ;;
-        setprops) bench-driver setprops "$D/pam.d" setprops "$2" "$HOLD_MS" $WEIGHT $QUOTA_PER_SEC ;;
         *) bench-driver pam "$D/pam.d" "$1" "$2" "$HOLD_MS" ;;
         esac
 }
@@ -112,7 +101,7 @@ if [ $SYSTEMD = 1 ]; then
         systemctl -q is-active user@3000.service || { echo "guest-fresh: user@3000.service did not start"; exit 1; }
         wait_quiet
         meta second.load_start "$(loadavg)"
-        rounds second "$ROUNDS" fresh permit sd setprops sdcs split
+        rounds second "$ROUNDS" fresh permit sd sdcs
         meta second.load_end "$(loadavg)"
         props=$(systemctl show -p CPUWeight,CPUQuotaPerSecUSec user-3000.slice | paste -sd' ')
         echo "user-3000.slice: $props; kernel: $(cat $CG/user.slice/user-3000.slice/cpu.weight)" \

@@ -21,9 +21,7 @@ cleanup() {
         local rc=$? k
         set +e
         trap - ERR
-        for k in $CG/csi-*/*/cgroup.kill $CG/user.slice/user-6400[123].slice/cgroup.kill; do
-                [ -e "$k" ] && echo 1 > "$k"
-        done
+        for k in $CG/csi-*/*/cgroup.kill $CG/user.slice/user-6400[123].slice/cgroup.kill; do [ -e "$k" ] && echo 1 > "$k"; done
         for p in "${PIDS[@]}"; do wait "$p" 2> /dev/null; done
         exit $rc
 }
@@ -43,10 +41,7 @@ LINGER=0
 linger() { # each user's slice and user@UID.service start once, before the first pam_systemd window
         [ $LINGER = 1 ] && return 0
         loginctl enable-linger csi-light csi-heavy csi-wake
-        for _ in $(seq 300); do
-                [ "$(systemctl is-active user@{64001,64002,64003}.service | sort -u)" = active ] && break
-                sleep 0.2
-        done
+        for _ in $(seq 300); do [ "$(systemctl is-active user@{64001,64002,64003}.service | sort -u)" = active ] && break; sleep 0.2; done
         LINGER=1
 }
 
@@ -67,7 +62,7 @@ export DRIVER=$D/driver WARM DUR JOB_IN=$D/job.in NHOGS NBUILD BUILD_IN=$D/small
 PAM_RUN=$D/pam-run PAM_D=$D/pam.d LOAD=(bash "$D/interactive-load.sh") CHECK_CTL= V2=$CG RUNS=$D/runs
 
 # ctl_to VAR DIR: VAR=cpu when the cpu controller is in DIR's cgroup.subtree_control, else -
-# (an empty file, as trixie's user.slice has before the first login, is a failed read: no controller)
+# (an empty file is a failed read: no controller)
 ctl_to() { local __c=; read -r __c < "$2/cgroup.subtree_control" || true; [[ " $__c " == *" cpu "* ]] && printf -v "$1" cpu || printf -v "$1" -; }
 ctl_to CPU_BOOT $CG # as booted, before any login: "-" on bookworm (memory pids)
 {
@@ -85,11 +80,6 @@ ctl_to CPU_BOOT $CG # as booted, before any login: "-" on bookworm (memory pids)
 } > "$S/facts.$ROUND"
 say "facts: $(tr '\n' ' ' < "$S/facts.$ROUND")"
 
-weight_to() { # weight_to VAR UID: the user's slice's cpu.weight, - when it has none
-        printf -v "$1" -
-        [ -e "$CG/user.slice/user-$2.slice/cpu.weight" ] && read -r "$1" < "$CG/user.slice/user-$2.slice/cpu.weight"
-        return 0
-}
 place() { # CONFIG: its service and placement, for lib.sh's window; flat and autogroup before any login
         acct=$CG/user.slice/user-UID.slice re='^/user\.slice/user-UID\.slice/session-[0-9a-z]+\.scope$'
         case $1 in
@@ -110,52 +100,16 @@ place() { # CONFIG: its service and placement, for lib.sh's window; flat and aut
         fi
         [ "$c0" = - ] || { say "$1: the cpu controller is already on in /: it must run before any login"; exit 1; }
 }
-window_facts() { # who splits the CPU here: the cpu controller in / and in user.slice, the users' cpu.weight
-        local wl whv wwt load
-        ctl_to C_ROOT $CG
-        ctl_to C_USER $CG/user.slice
-        weight_to wl ${UIDS[light]}
-        weight_to whv ${UIDS[heavy]}
-        weight_to wwt ${UIDS[wake]}
-        read -r load _ < /proc/loadavg
-        printf -v "$1" %s "cpu_root=$C_ROOT cpu_user_slice=$C_USER weight_light=$wl weight_heavy=$whv weight_wake=$wwt autogroup=$ag load=$load "
-}
 window_done() {
         cp -a "$R" "$S/runs/"
         say "$cfg.$ROUND: light $(( (u1l - u0l) / 1000 )) ms, heavy $(( (u1h - u0h) / 1000 )) ms," \
-                "wake $(( (u1w - u0w) / 1000 )) ms, cpu in / $C_ROOT, in user.slice $C_USER, light in $where, wake in $wwhere"
+                "wake $(( (u1w - u0w) / 1000 )) ms, light in $where, wake in $wwhere"
 }
 
 for c in $ORDER; do
         say "round $ROUND: $c (load $(cut -d' ' -f1-3 /proc/loadavg))"
         window "$c" "$ROUND"
 done
-# After the windows (nothing is measured any more): where the peer modules put a login here, the
-# evidence for their one-line reasons in the table. Debian 12's pam_cgfs with the controller list
-# of its pam-configs/cgfs plus unified ("cgfs-packaged") and with -c cpu, and pam_cgroup with a
-# cgconfig template, each after pam_systemd.so.
-peers_check() {
-        local P=$D/peers s out rc
-        mkdir -p "$P/pam.d" "$P/lib"
-        install -m 644 "$S/peers/libcgroup.so.2" "$P/lib/"
-        printf '%s\n' "session required pam_systemd.so" \
-                "session required $S/peers/pam_cgfs.so -c freezer,memory,name=systemd,unified" > "$P/pam.d/cgfs-packaged"
-        printf '%s\n' "session required pam_systemd.so" "session required $S/peers/pam_cgfs.so -c cpu" > "$P/pam.d/cgfs-cpu"
-        printf '%s\n' "session required pam_systemd.so" "session required $S/peers/pam_cgroup.so" > "$P/pam.d/cgroup"
-        printf 'template csi-peer/%%u {\n\tcpu { cpu.weight = 100; }\n}\n' > /etc/cgconfig.conf
-        printf '*\tcpu\tcsi-peer/%%u\n' > /etc/cgrules.conf
-        for s in cgfs-packaged cgfs-cpu cgroup; do
-                rc=0
-                out=$(LD_LIBRARY_PATH=$P/lib timeout 60 "$D/pam-run" --confdir "$P/pam.d" --service $s --user csi-light \
-                        -- cat /proc/self/cgroup 2>&1) || rc=$?
-                echo "peer_$s: status $rc: $(echo $out)"
-        done
-        echo "peer_dirs: $(cd $CG && find . -maxdepth 4 -type d \( -name 'csi-peer' -o -path '*/user/*' -o -name user \) | tr '\n' ' ')"
-}
-if [ -f "$S/peers/pam_cgfs.so" ] && [ -f "$S/peers/pam_cgroup.so" ] && [ -f "$S/peers/libcgroup.so.2" ]; then
-        peers_check > "$S/peers.$ROUND" 2>&1 || true
-        say "peers: $(tr '\n' ' ' < "$S/peers.$ROUND")"
-fi
 {
         echo "root_subtree_end=$(cat $CG/cgroup.subtree_control | tr ' ' ,)"
         echo "user_slice_subtree_end=$(cat $CG/user.slice/cgroup.subtree_control | tr ' ' ,)"

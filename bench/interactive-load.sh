@@ -37,5 +37,7 @@ echo $$ > "$run/$role.pid"
 # the probe: the light user's samples to RUN/probe, the wake-only user's to RUN/wake.probe
 out=$run/probe
 [ "$role" = light ] || out=$run/$role.probe
-[ "$role" = heavy ] || { "$DRIVER" probe "$WARM" "$DUR" "$out.tmp" && mv "$out.tmp" "$out"; }
+[ "$role" = heavy ] || { "$DRIVER" probe "$WARM" "$DUR" "$out.tmp" > "$out.start" && mv "$out.tmp" "$out"; }
+# the session open until the window ends it: the user's slice may be the accounting (cs-pen)
+[ "$role" = wake ] && exec sleep 86400
 wait

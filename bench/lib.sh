@@ -7,8 +7,8 @@ declare -A UIDS=([light]=64001 [heavy]=64002 [wake]=64003) # the users of intera
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 wait_quiet() { # until the 1-min load is below half the CPUs (boot, apt, a benchmark before), 240 s at most
-        local t
-        for t in $(seq 240); do
+        local t=0 # BENCH_QUIET_WAIT=0: not at all (a functional check on a busy host)
+        for t in $(seq "${BENCH_QUIET_WAIT:-240}"); do
                 awk -v n="$(nproc)" '{ exit !($1 < n / 2) }' /proc/loadavg && break
                 sleep 1
         done
@@ -84,6 +84,7 @@ window() {
         local cfg=$1 svc heavy=1 mode=full ag=0 join=- cpu=- acct re= u p d dirs=() R=$RUNS/$1.$2
         local l h= w where wwhere wh=- rx ag_l ag_h=- ag_w tw tl facts u0l u0h u0w t0 s0 b0 u1l u1h u1w t1 s1 b1
         local -A j c a
+        local -x DUR=$DUR # place may lengthen its window
         place "$cfg" || return 0
         for u in light heavy wake; do
                 sub_to "j[$u]" $u "$join"

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """bench/report.py KIND ...: the markdown reports of bench/run, from the raw samples it wrote (how to
 read them: bench/README.md). KIND: host RAWDIR, fresh RAWDIR, vm-fresh RAWDIR --envs ENV...,
-interactive RUNS OUT [--kind vm] (with its PNGs in OUT). Each report is tables plus a few fixed lines;
-every claim is a ratio between figures of one run."""
+interactive RUNS [--kind vm]. Each report is tables plus a few fixed lines; every claim is a ratio
+between figures of one run."""
 import argparse
 import functools
 import glob
@@ -11,7 +11,6 @@ import json
 import os
 import statistics
 import sys
-import textwrap
 
 NAN = float("nan")
 
@@ -77,9 +76,8 @@ def load1(s):
     return float(s.split()[0]) if s else 0.0
 
 
-# === host: the four benchmarks =====================================================================
 def host(argv):
-    a = args(argv, ["raw"], "quick load-start load-end ncpu peers kernel cycles conc-cycles fair-sec scales")
+    a = args(argv, ["raw"], "quick load-start load-end ncpu peers kernel cycles conc-cycles fair-sec")
 
     def col(name, i=0):
         with open(os.path.join(a.raw, name)) as f:
@@ -91,9 +89,6 @@ def host(argv):
 
     def us(ns):
         return f"{ns / 1000:,.0f} µs" if ns >= 100_000 else f"{ns / 1000:,.1f} µs"
-
-    def ms(s):
-        return f"{s * 1000:,.1f} ms"
 
     rows, verdicts = [], []
 
@@ -117,13 +112,9 @@ def host(argv):
     r = cs / (lat("floor")[0] + L["permit"][0])
     row(B, "**pam_cpuslice** (scope made and removed each time)", *map(us, L["cpuslice"]), f"{r:.2f}× (floor + pam_permit)",
         "≤ 2×", r <= 2.0, f"whole cycle: {cyc['cpuslice']}")
-    for s, what, cold, cold_what in (("cgroup", "pam_cgroup, warm (reuses its group)", "cgroup.cold",
-                                      "pam_cgroup, cold first open (template group made)"),
-                                     ("cgfs", "pam_cgfs -c cpu,cpuacct", "cgfs.cold", "pam_cgfs, cold first open of a new user")):
+    for s, what in (("cgroup", "pam_cgroup, warm (reuses its group)"), ("cgfs", "pam_cgfs -c cpu,cpuacct")):
         r = L[s][0] / cs
         row(B, what, *map(us, L[s]), f"{r:.2f}× pam_cpuslice", "≥ 3×", r >= 3.0, f"whole cycle: {cyc[s]}")
-        c = col(cold)[0]
-        row(B, cold_what, us(c), ratio=f"{c / cs:.1f}× pam_cpuslice", note="one sample")
     for s, label in (("permit", "pam_permit"), ("cpuslice", "**pam_cpuslice**"), ("cgroup", "pam_cgroup"), ("cgfs", "pam_cgfs")):
         c = lat(s + ".conc")
         r = c[0] / L[s][0]
@@ -147,26 +138,7 @@ def host(argv):
     row(B, "pam_cgroup open+close, 100 000-rule cgrules.conf", us(g100[0]), us(g100[1]), ratio=f"{r:.2f}× pam_cpuslice",
         target="≥ 3×", met=r >= 3.0)
 
-    B = "3 slicectl at scale"
-    scales = [int(x) for x in a.scales.split()]
-    base = {}
-    for n in scales:
-        with open(os.path.join(a.raw, f"sc-{n}.json")) as f:
-            t = {x["command"]: sorted(x["times"]) for x in json.load(f)["results"]}
-        base[n] = t["slicectl list"][len(t["slicectl list"]) // 2]
-        for k, v in t.items():
-            m = v[len(v) // 2]
-            if k.startswith("slicectl"):
-                row(B, f"**{k}**, {n:,} slices", ms(m), ms(v[-1]), note=f"{len(v)} runs (p95 column: max)")
-            else:
-                row(B, f"{k}, {n:,} slices", ms(m), ms(v[-1]), ratio=f"{m / base[n]:.2f}× slicectl list", target="≥ 3×",
-                    met=m / base[n] >= 3.0)
-    if len(scales) == 2:
-        lo, hi = scales
-        r = (base[hi] / hi) / (base[lo] / lo)
-        row(B, f"linearity: slicectl list per slice, {hi:,} vs {lo:,}", ratio=f"{r:.2f}×", target="≈ 1× (≤ 1.5×)", met=r <= 1.5)
-
-    B = "4 fairness"
+    B = "3 fairness"
     fair = {}
     with open(os.path.join(a.raw, "fair")) as f:
         for l in f:
@@ -196,7 +168,6 @@ def host(argv):
     print("\n".join(out))
 
 
-# === fresh: fresh logins on this host ==============================================================
 def fresh(argv):
     a = args(argv, ["raw"], "load-start load-end kernel gap hold-ms", ncpu=dict(type=int))
     MODULES = [("floor", "floor (raw syscalls: mkdir, 3 settings, 2 moves; back, rmdir)"), ("permit", "pam_permit (libpam itself)"),
@@ -232,12 +203,10 @@ def fresh(argv):
     print("\n".join(out))
 
 
-# === vm-fresh: fresh logins in the VMs =============================================================
 def vm_fresh(argv):
     a = args(argv, ["raw"], "gap hold-ms suite", envs=dict(nargs="+", required=True))
     KINDS = {"permit": "pam_permit (libpam itself)", "sd": "(a) pam_systemd alone",
-             "setprops": "(c) pam_systemd + a bare SetUnitProperties", "sdcs": "(b) pam_systemd + pam_cpuslice (systemd backend)",
-             "split": "(b') the same, the module in a second PAM handle (timed apart)",
+             "sdcs": "(b) pam_systemd + pam_cpuslice (systemd backend)",
              "floor2": "floor: raw cgroup2 syscalls (mkdir, +cpu, weight, max, move; back, rmdir)",
              "cs": "pam_cpuslice (cgroupfs backend)"}
 
@@ -268,24 +237,15 @@ def vm_fresh(argv):
         R = {k: rows(env, phase, k) for k in kinds + ["permit"]}
         out += [""] + table(["login", "logins", "pam_start median", "open median", "open p90", "close median", "close p90"],
                             [[KINDS[k], len(R[k])] + logins(R[k], ms, 10) for k in kinds], "lrrrrrr")
-        A, B, C, S = R["sd"], R["sdcs"], R["setprops"], R["split"]
-        ma, mb, mc = med(A, "open"), med(B, "open"), med(C, "open")
-        if None in (ma, mb, mc):
+        A, B = R["sd"], R["sdcs"]
+        ma, mb = med(A, "open"), med(B, "open")
+        if None in (ma, mb):
             return out
-        spread = max((p90(r, "open", 10) or max(x["open"] for x in r)) - med(r, "open") for r in (A, B, C))
-        bare = med([{"x": r["libload"] + r["call"]} for r in C if "libload" in r and "call" in r], "x")
-        mod = med(S, "open2")
-        out += ["", "- (c) − (a), the D-Bus call: **%s** of open (%s); in the process: libsystemd loaded %s, connect + "
-                    "SetUnitProperties %s." % (ms(mc - ma), xr(mc, ma), ms(med(C, "libload")), ms(med(C, "call"))),
-                "- (b) − (c), the module across processes: **%s** of open; pam_start (b) %s, (c) %s; close (b) %s, (c) %s, "
-                "(a) %s. The opens spread by up to %s (p90 or max − median): a smaller difference is noise." % (
-                    ms(mb - mc), ms(med(B, "load")), ms(med(C, "load")), ms(med(B, "close")), ms(med(C, "close")),
-                    ms(med(A, "close")), ms(spread))]
-        if None not in (mod, bare):
-            out += ["- (b'), the figure to trust: the module's open **%s** against the bare call's %s: **%s** of its own "
-                    "(%s); its second handle's pam_start %s; pam_systemd's open there %s." % (
-                        ms(mod), ms(bare), ms(mod - bare), xr(mod, bare), ms(med(S, "load2")), ms(med(S, "pam_open")))]
-        return out
+        spread = max((p90(r, "open", 10) or max(x["open"] for x in r)) - med(r, "open") for r in (A, B))
+        return out + ["", "- (b) − (a), the module on top of pam_systemd: **%s** of open (%s); pam_start (b) %s, (a) %s; "
+                          "close (b) %s, (a) %s. The opens spread by up to %s (p90 or max − median): a smaller difference "
+                          "is noise." % (ms(mb - ma), xr(mb, ma), ms(med(B, "load")), ms(med(A, "load")),
+                                         ms(med(B, "close")), ms(med(A, "close")), ms(spread))]
 
     def fdm_table(env, meta, hm, kinds):
         out = ["", "### favordynmods off and on (remounted between rounds, order alternating)", "",
@@ -334,25 +294,56 @@ def vm_fresh(argv):
             out += ["", "**Failed logins** (their rows are missing): " + "; ".join("%s: %s" % (k[7:], m[k]) for k in failed)]
         if e.startswith("systemd"):
             out += systemd_phase(e, m, h, "second", "A user already logged in (a second session: slice and user manager running)",
-                                 ["permit", "sd", "setprops", "sdcs", "split"])
+                                 ["permit", "sd", "sdcs"])
             out += systemd_phase(e, m, h, "first", "First login (each login by a user who never logged in: logind starts the "
-                                 "slice and user@.service)", ["sd", "setprops", "sdcs", "split"])
+                                 "slice and user@.service)", ["sd", "sdcs"])
             out += fdm_table(e, m, h, ["floor2", "sd", "sdcs"])
         else:
             out += fdm_table(e, m, h, ["floor2", "permit", "cs"])
     print("\n".join(out))
 
 
-# === interactive: light users against a heavy one (host or VM) =====================================
+def scale(argv):
+    w, rounds, users, facts = argv[0], int(argv[1]), int(argv[2]), " ".join(argv[3:])
+    LIST, CGTOP = "`slicectl list -i 0`", "`systemd-cgtop -b -n 1 --depth=2`"
+
+    def row(name, a, b, what, n, against, how=""):
+        """the median over the rounds of one round's ratio: of the median wall times, of the mean CPU times"""
+        ma, rw, rc, d = [], [], [], []
+        for r in range(1, rounds + 1):
+            with open(f"{w}/{name}.{r}.json") as f:
+                res = {x["command"]: x for x in json.load(f)["results"]}
+            wall = {k: statistics.median(x["times"]) for k, x in res.items()}
+            cpu = {k: x["user"] + x["system"] for k, x in res.items()}  # hyperfine gives their means
+            ma.append(wall[a]); rw.append(wall[a] / wall[b]); rc.append(cpu[a] / cpu[b]); d.append(wall[a] - wall[b])
+        m = statistics.median(ma)
+        return ([what, f"{n:,}"] + ([f"{statistics.median(d) * 1000:.1f} ms", "", ""] if how == "-" else
+                                    [f"{m * 1000:.1f} ms", f"{statistics.median(rw):.2f}x", f"{statistics.median(rc):.2f}x"])
+                + ([f"{m / 15 * 100:.2f} %"] if how == "share" else []) + [against])
+
+    sizes = sorted(int(os.path.basename(f)[1:-7]) for f in glob.glob(os.path.join(w, "s*.1.json")))
+    reader = [row(f"s{n}", k, "cgtop", what, n, CGTOP) for n in sizes for k, what in
+              (("list", LIST), ("list-o", "`slicectl list -i 0 -o USER,CPU%`"), ("list-0", LIST + ", no NSS user"))]
+    reader += [row("pass", "pass", "start", "`penalty run`, nothing to decide", users, "`slicectl --version`"),
+               row("pass", "pass", "list", "`penalty run`, nothing to decide", users, LIST + ", same slices"),
+               row("pass", "pass", "start", "`penalty run` less `slicectl --version`", users, "the pass's own work", "-")]
+    metrics = [row(f"s{n}", k, "list", what, n, LIST, "share") for n in sizes for k, what in
+               (("metrics", "`slicectl metrics`"), ("textfile", "`slicectl metrics --textfile DIR`"))]
+    head = ["what", "slices", "median (wall)", "wall ratio", "CPU ratio"]
+    print("\n".join(table(head + ["against"], reader, "lrrrrl") + [""] + table(
+        head + ["share of the 15 s interval", "against"], metrics, "lrrrrrl") + ["", facts]))
+    if load1(facts.split("load ")[1]) > 0.5 * os.cpu_count():
+        print("**Not meaningful**: the load was above half the CPUs at the start.")
+
+
 def interactive(argv):
-    o = args(argv, ["runs", "out"], "load-start load-end kernel peers skipped suite prefix",
-             **{k: dict(type=int, default=0) for k in ("ncpu", "busy", "quick", "rounds", "hogs", "builds", "w_light",
+    o = args(argv, ["runs"], "load-start load-end kernel peers skipped suite",
+             **{k: dict(type=int, default=0) for k in ("ncpu", "busy", "quick", "hogs", "builds", "w_light",
                                                          "w_heavy", "host_ncpu")},
              warm=dict(type=float), dur=dict(type=float), kind=dict(choices=("host", "vm"), default="host"),
              facts=dict(nargs="*", default=[]), host_others=dict(nargs="*", type=float, default=[]),
              job_kib=dict(type=int, default=4096))
     VM = o.kind == "vm"
-    PREFIX = o.prefix or ("interactive-vm" if VM else "interactive")
     SKIPPED = dict(x.split("=", 1) for x in o.skipped.split(";") if "=" in x)
     for f in o.facts:  # vm: configurations the guest could not run in its state
         for k, v in (line.strip().partition("=")[::2] for line in open(f)):
@@ -379,14 +370,9 @@ def interactive(argv):
             ("hw-eq", "hand-written cgroups 1024:1024", 0.5, "`PARENT/hw-eq/USER`"),
             ("hw-deep", "hand-written cgroups 1024:1024, pam_cpuslice's depth", 0.5,
              "`PARENT/hw-deep/user.slice/user-USER.slice/s.scope`"),
-            ("hw-root", "hand-written cgroups 1024:1024 at the cpu root", 0.5, "`/csi-root-USER`: depth 1"),
-            ("hw-sd", "hand-written cgroups 1024:1024, pam_cpuslice's tree at parent=/", 0.5,
-             "`/csi-user.slice/user-USER.slice/s.scope`: depth 2 (not in the default run)"),
             ("cs-eq", "**pam_cpuslice**, equal weights", 0.5, "`* CPUWeight=100`"),
             ("hw-w", f"hand-written cgroups {SH_L}:{SH_H}", WSHARE, f"`PARENT/hw-w/USER`, cpu.shares {SH_L}, {SH_H}, {SH_L}"),
             ("cs-w", "**pam_cpuslice**, light user weighted", WSHARE, WEIGHTED),
-            ("cs-root", "**pam_cpuslice** `slice_root=/`, equal weights", 0.5, "`/user-UID.slice/session-N.scope`: depth 1"),
-            ("cs-root-w", "**pam_cpuslice** `slice_root=/`, light user weighted", WSHARE, WEIGHTED + ", depth 1"),
             ("hw-min", "hand-written cgroups 1024:2", 1.0, "`PARENT/hw-min/USER`, the heavy user at cpu.shares 2"),
             ("cs-idle", "**pam_cpuslice**, heavy user idle", 1.0, "`csi-heavy CPUWeight=idle` (cpu.idle 1)")]
     LABEL = {k: l.replace("**", "") for k, l, _, _ in CONFIGS}
@@ -405,7 +391,7 @@ def interactive(argv):
     R, others = {}, []  # others: CPUs the rest of the machine used in each window
     for key, label, fair, how in CONFIGS:
         r = dict(label=label, fair=fair, how=how, lat=[], wlat=[], p99s=[], jobs=[], light=0, heavy=0, wake=0, win=0,
-                 builds=0, cgs=set(), ags=set(), ctl=set(), leads=[])
+                 builds=0, cgs=set(), ags=set(), leads=[])
         dirs = sorted(glob.glob(os.path.join(o.runs, key + ".*")))
         for d in dirs:
             u = dict(t.partition("=")[::2] for t in open(os.path.join(d, "usage")).read().split())
@@ -421,9 +407,6 @@ def interactive(argv):
             r["cgs"].add(u["cg_light"])
             r["ags"].add((u["ag_light"], u["ag_heavy"]))
             r["leads"] += [int(u["wake_lead"])] if "wake_lead" in u else []
-            if "cpu_root" in u:  # vm: who splits the CPU in this window
-                r["ctl"].add(tuple(u.get(k, "-") for k in ("cpu_root", "cpu_user_slice", "weight_light", "weight_heavy",
-                                                           "weight_wake", "autogroup")))
             if os.path.exists(os.path.join(d, "job")):
                 r["jobs"] += [(b - a) / 1e9 for a, b in (map(int, l.split()) for l in open(os.path.join(d, "job")))
                               if a >= t0 and b <= t1]
@@ -498,19 +481,11 @@ def interactive(argv):
                 f"{o.warm:g} s). Placement, checked in every window: " + "; ".join(
                     f"{LABEL[k]}: `{sorted(R[k]['cgs'])[0]}`" for k, _, _, _ in CONFIGS if R[k]["cgs"] and k != "autogroup")
             + "; autogroup: light/heavy " + ", ".join("/".join(x) for x in sorted(R["autogroup"]["ags"])) + ".", ""]
-    if VM:  # who splits the CPU: the cpu controller in / and user.slice, the slices' cpu.weight, autogroup
-        yn = {"cpu": "yes"}
-        out += table(["configuration", "cpu in `/`", "cpu in `user.slice`", "cpu.weight light / heavy / wake-only", "autogroup"],
-                     [[LABEL[k]] + [" / ".join(sorted({yn.get(c[i], "no") for c in R[k]["ctl"]})) for i in (0, 1)]
-                      + [", ".join(sorted({" / ".join(c[2:5]) for c in R[k]["ctl"]})),
-                         " / ".join(sorted({c[5] for c in R[k]["ctl"]}))] for k, _, _, _ in CONFIGS if R[k]["ctl"]], "lllll")
-        out += [""] + [f"{'Peers tried after the windows' if os.path.basename(f).startswith('peers') else 'Boot facts'} "
-                       f"({os.path.basename(f)}): " + "; ".join(f"`{t}`" for t in open(f).read().splitlines() if t.strip())
-                       for f in sorted(o.facts)] + [""]
+    if VM:
+        out += [f"Boot facts ({os.path.basename(f)}): " + "; ".join(f"`{t}`" for t in open(f).read().splitlines() if t.strip())
+                for f in sorted(o.facts)] + [""]
     goals = []
     for key, name, ref in (("cs-eq", "equal weights", "hw-deep"), ("cs-w", f"weight {o.w_light}:{o.w_heavy}", "hw-w"),
-                           ("cs-root", "slice_root=/, equal weights", "hw-root"),
-                           ("cs-root-w", f"slice_root=/, weight {o.w_light}:{o.w_heavy}", None),
                            ("cs-idle", "heavy user CPUWeight=idle", "hw-min")):
         r = R.get(key)
         if not r or r["missing"]:
@@ -522,7 +497,7 @@ def interactive(argv):
                    verdict(r["wp99"] <= 2 * IP) if r["wn"] else "–"],
                   [f"pam_cpuslice ({name}): light user's share against fair", f"{r['share'] * 100:.1f} % / "
                    f"{r['fair'] * 100:.0f} % ({dev * 100:.1f} % off)", "within 5 %", verdict(dev <= 0.05)]]
-        if ref and not VM and not R[ref]["missing"]:
+        if not VM and not R[ref]["missing"]:
             goals.append([f"{LABEL[ref]} (context: the kernel's answer)", f"p99 {ratio(R[ref]['p99'] / idle['p99'])} idle; "
                           f"share {R[ref]['share'] * 100:.1f} %", "", ""])
     out += table(["goal", "measured", "target", ""], goals, "llll") + [""]
@@ -538,72 +513,47 @@ def interactive(argv):
         lat = "better" if x < 0.8 else "worse" if x > 1.25 else "same"
         d = abs(r["share"] / 0.5 - 1) - abs(eq["share"] / 0.5 - 1)
         split = "better" if d < -0.05 else "worse" if d > 0.05 else "same"
-        same = VM and r["ctl"] and r["ctl"] == eq["ctl"] and len(eq["ctl"]) == 1  # vm: pam_cpuslice's kernel state
-        good = same or "worse" not in (lat, split)
         cmp.append([LABEL[key], ratio(x), ratio(r["p999"] / eq["p999"]), ratio(eq["share"] / r["share"]),
                     ratio(r["job"] / eq["job"]), ratio(r["wp99"] / eq["wp99"])]
-                   + (["not meaningful"] * 3 if BUSY else [lat + " (noise)" * bool(same), split + " (noise)" * bool(same),
-                                                           ("**yes**" + ", the same kernel state" * bool(same)) if good else "no"]))
+                   + (["not meaningful"] * 3 if BUSY else [lat, split, "no" if "worse" in (lat, split) else "**yes**"]))
     out += ["pam_cpuslice (equal weights) against each alternative — ratios > 1× mean pam_cpuslice does better:", ""]
     out += table(["alternative", "p99: alt ÷ pam_cpuslice", "p99.9", "light share: pam_cpuslice ÷ alt", "job: alt ÷ "
                   "pam_cpuslice", "wake-only p99: alt ÷ pam_cpuslice", "latency", "CPU split", "as good?"], cmp, "lrrrrrlll")
     out += ["", "*latency*: p99 within 1.25× either way is the same; *CPU split*: the light user's distance from 50 % within "
-                "5 points is the same; *as good*: worse on neither" + (", or the same kernel state as pam_cpuslice's (a "
-                "difference is then the run's noise)" if VM else "") + ". What pam_cpuslice adds over any of them: weights "
-                "and quotas per user, `@group` or uid range from one config line, system accounts left alone, live changes.",
-            "", f"![wake-up latency CDF per configuration]({PREFIX}-latency.png)",
-            f"![the wake-only user's wake-up latency CDF per configuration]({PREFIX}-wake-latency.png)",
-            f"![CPU share per configuration]({PREFIX}-cpu.png)"]
+                "5 points is the same; *as good*: worse on neither. What pam_cpuslice adds over any of them: weights "
+                "and quotas per user, `@group` or uid range from one config line, system accounts left alone, live changes."]
+    # cs-pen: the light user before the pass that capped the heavy user and after it, each against idle
+    ph, note = {k: dict(lat=[], light=0, heavy=0, usec=0) for k in ("before", "after")}, []
+    for d in sorted(glob.glob(os.path.join(o.runs, "cs-pen.*"))):
+        t1 = int(dict(t.partition("=")[::2] for t in open(os.path.join(d, "usage")).read().split())["t1"])
+        P = read_rows(os.path.join(d, "passes"))
+        cap = next((p for p in P if p["decided"] and p["t"] <= t1), None)
+        if not cap:
+            note.append(f"{os.path.basename(d)}: no pass decided within the window")
+            continue
+        note.append(f"{os.path.basename(d)}: {(cap['t'] - P[0]['t']) / 1e9:.1f} s after the first pass, "
+                    f"`{open(os.path.join(d, 'decision')).read().strip()}`")
+        t = int(open(os.path.join(d, "probe.start")).read()) * 1000  # each sample: 10 ms + its lateness
+        for x in probe(os.path.join(d, "probe")):
+            ph["before" if t < cap["t"] else "after"]["lat"].append(x)
+            t += 10_000_000 + int(x * 1000)
+        for k, (a, b) in (("before", (P[0], cap)), ("after", (cap, [p for p in P if p["t"] <= t1][-1]))):
+            for f in ("light", "heavy"):
+                ph[k][f] += b[f] - a[f]
+            ph[k]["usec"] += (b["t"] - a["t"]) / 1000
+    if note:
+        rows = [[k + " the cap" + (" (not meaningful)" if BUSY else ""), f"{v['usec'] / 1e6:.1f} s", us(pct(v["lat"], 99)),
+                 ratio(pct(v["lat"], 99) / idle["p99"]), f"{v['light'] / v['usec']:.2f}",
+                 ratio(v["light"] / v["usec"] / idle["cpus_light"]), f"{v['light'] / (v['light'] + v['heavy']) * 100:.1f} %",
+                 f"{v['heavy'] / v['usec']:.2f}"] for k, v in ph.items() if v["usec"]]
+        out += ["", "### Penalty: the heavy user capped mid-window (`cs-pen`)", "",
+                "`" + open(os.path.join(o.runs, "..", "pen.conf")).read().strip().replace("\n", "`, `") + "` (`cpuslice.conf`); "
+                "`slicectl penalty run` every 2 s from the window's start. *Before*: from the first pass to the one that "
+                "decided; *after*: from it to the window's end. Ratios to *idle* (the light user's load alone) of this run.",
+                ""] + table(["light user", "span", "p99", "p99 ÷ idle", "CPUs", "CPUs ÷ idle", "share (of light + heavy)",
+                             "heavy CPUs"], rows, "llrrrrrr") + ["", "The deciding pass: " + "; ".join(note) + "."]
     print("\n".join(out))
-
-    import matplotlib  # noqa: E402
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: E402
-
-    sub = (f"{'NOT MEANINGFUL (machine busy) — ' if BUSY else ''}{'VM ' + suite if VM else 'host'}, {o.ncpu} CPUs, load "
-           f"{o.load_start.split()[0]} → {o.load_end.split()[0]}, rest {OTHERS:.2f} CPUs, {mode} run")
-    shown = [k for k, _, _, _ in CONFIGS if not R[k]["missing"]]
-    colors = dict(zip(shown, plt.get_cmap("tab20").colors))
-    for field, p99, who, name in (("lat", "p99", "Light user's wake-up latency (probe + CPU-bound thread + job)", "latency"),
-                                  ("wlat", "wp99", "Wake-only user's wake-up latency (the probe alone)", "wake-latency")):
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 6))
-        for key in (k for k in shown if R[k][field]):
-            xs = sorted(max(x, 0.1) for x in R[key][field])
-            ys = [(i + 1) / len(xs) for i in range(len(xs))]
-            kw = dict(color=colors[key], lw=2.2 if key.startswith("cs-") else 1.4, ls=":" if key.startswith("idle") else "-")
-            ax1.plot(xs, ys, label=f"{LABEL[key]} (p99 {us(R[key][p99])})", **kw)
-            ax2.plot(xs, [1 - y + 1 / len(xs) for y in ys], **kw)
-        for ax in (ax1, ax2):
-            ax.set_xscale("log")
-            ax.set_xlabel("wake-up lateness of a 10 ms sleep (µs, log)")
-            ax.grid(True, which="both", alpha=0.3)
-        ax1.set_ylabel("fraction of wake-ups at most this late (CDF)")
-        ax2.set_yscale("log")
-        ax2.set_ylabel("fraction of wake-ups later than this (log)")
-        fig.legend(*ax1.get_legend_handles_labels(), fontsize=8.5, loc="lower center", ncol=3, frameon=False)
-        fig.suptitle(f"{who}, per configuration\n{sub}", fontsize=11)
-        fig.tight_layout(rect=(0, 0.14, 1, 1))
-        fig.savefig(os.path.join(o.out, f"{PREFIX}-{name}.png"), dpi=110)
-        plt.close(fig)
-    keys = [k for k in shown if R[k]["fair"] is not None]
-    fig, ax = plt.subplots(figsize=(12, 5.8))
-    ls = [R[k]["share"] * 100 for k in keys]
-    ax.bar(range(len(keys)), ls, color="#1f77b4", label="light user")
-    ax.bar(range(len(keys)), [100 - v for v in ls], bottom=ls, color="#d9d9d9", label="heavy user")
-    for i, k in enumerate(keys):
-        ax.plot([i - 0.45, i + 0.45], [R[k]["fair"] * 100] * 2, color="black", lw=2, ls="--",
-                label="light user's fair share" if i == 0 else None)
-        ax.text(i, ls[i] / 2, f"{ls[i]:.1f} %\n{R[k]['cpus_light']:.2f} CPUs", ha="center", va="center", color="white", fontsize=9)
-    ax.set_xticks(range(len(keys)))
-    ax.set_xticklabels([textwrap.fill(LABEL[k], 20) for k in keys], fontsize=8.5)
-    ax.set_ylabel("share of the CPU time both users got (%)")
-    ax.set_ylim(0, 100)
-    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.27), ncol=3)
-    ax.set_title(f"CPU split between the light and the heavy user\n{sub}", fontsize=11)
-    fig.tight_layout()
-    fig.savefig(os.path.join(o.out, f"{PREFIX}-cpu.png"), dpi=110)
-    plt.close(fig)
 
 
 if __name__ == "__main__":
-    {"host": host, "fresh": fresh, "vm-fresh": vm_fresh, "interactive": interactive}[sys.argv[1]](sys.argv[2:])
+    {"host": host, "fresh": fresh, "vm-fresh": vm_fresh, "interactive": interactive, "scale": scale}[sys.argv[1]](sys.argv[2:])

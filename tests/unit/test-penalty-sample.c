@@ -18,18 +18,7 @@
 #define S USEC_PER_SEC
 #define WINDOW (10 * S)
 
-static char *root;
-
-static int setup(void **state) {
-        root = scratch_dir();
-        return root ? 0 : -1;
-}
-
-static int teardown(void **state) {
-        rm_rf(root);
-        free(root);
-        return 0;
-}
+DEFINE_SCRATCH_FIXTURE(root)
 
 /* procs: pairs of (pid, cpu seconds), start tick = pid */
 static void add(PenaltySamples *s, uint64_t t, uint64_t usage, size_t n, const uint64_t *procs) {

@@ -15,18 +15,7 @@
 #include "penalty-state.h"
 #include "test-util.h"
 
-static char *root;
-
-static int setup(void **state) {
-        root = scratch_dir();
-        return root ? 0 : -1;
-}
-
-static int teardown(void **state) {
-        rm_rf(root);
-        free(root);
-        return 0;
-}
+DEFINE_SCRATCH_FIXTURE(root)
 
 static void path_of(const char *name, char *buf, size_t n) {
         snprintf(buf, n, "%s" PENALTY_STATE_DIR "/%s", root, name);

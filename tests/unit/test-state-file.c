@@ -16,18 +16,7 @@
 #include "state-file.h"
 #include "test-util.h"
 
-static char *dir;
-
-static int setup(void **state) {
-        dir = scratch_dir();
-        return dir ? 0 : -1;
-}
-
-static int teardown(void **state) {
-        rm_rf(dir);
-        free(dir);
-        return 0;
-}
+DEFINE_SCRATCH_FIXTURE(dir)
 
 static mode_t mode_of(const char *p) {
         struct stat st;

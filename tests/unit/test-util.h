@@ -82,6 +82,20 @@ static inline int scratch_teardown(void **state) {
         return 0;
 }
 
+/* The same as setup() and teardown() for tests whose helpers find the scratch directory in the
+ * file-level variable var (per test, or per group when given to cmocka_run_group_tests()). */
+#define DEFINE_SCRATCH_FIXTURE(var)                                                                                  \
+        static char *var;                                                                                            \
+        static int setup(void **state) {                                                                             \
+                int r = scratch_setup(state);                                                                        \
+                var = *state;                                                                                        \
+                return r;                                                                                            \
+        }                                                                                                            \
+        static int teardown(void **state) {                                                                          \
+                var = NULL;                                                                                          \
+                return scratch_teardown(state);                                                                      \
+        }
+
 static inline int write_file(const char *dir, const char *name, const char *text, mode_t mode) {
         char path[4096];
         int fd;

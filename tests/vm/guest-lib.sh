@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# tests/vm/guest-lib.sh — sourced by the guest halves of the VM tests: check/figure output and
-# background logins that hold a session (tests/vm/session.sh) until told to stop.
-# Needs: S (the share), D (a scratch dir in the guest holding session.sh).
+# tests/vm/guest-lib.sh — sourced by the guest halves of the VM tests: check/figure output,
+# background logins that hold a session (tests/vm/session.sh) until told to stop, the cpu
+# hierarchy's files and systemd's view of a slice.
+# Needs: S (the share); D (a scratch dir in the guest holding session.sh) defaults to /tmp/vmt.
+D=${D:-/tmp/vmt}
 fails=0
 ok() { echo "CHECK ok   $*"; }
 bad() { echo "CHECK FAIL $*"; fails=$((fails + 1)); }
@@ -107,4 +109,44 @@ want_values() { # UID -> what the cgroupfs backend writes for the same config
         local u=$1 q=${Q[$1]}
         if [ $V = 2 ]; then echo "cpu.weight=${W[$u]} cpu.max=$q/${P[$u]}"
         else [ "$q" = max ] && q=-1; echo "cpu.shares=$(( W[$u] * 1024 / 100 )) cfs_quota_us=$q cfs_period_us=${P[$u]}"; fi
+}
+
+# ---- the common start of a guest half; a slice's quota and weight as systemd and the kernel have them
+guest_init() { # the start of a guest half: ENV from the harness, a fresh D with session.sh, cwd /tmp
+        ENV=${CPUSLICE_VM_ENV:?not running under tools/vm/run}
+        # fresh: /tmp is on the root disk, which a guest half booted twice (vm-test.sh) finds again
+        rm -rf "$D"
+        mkdir -m 1777 "$D"
+        install -m 644 "$S/session.sh" "$D/session.sh"
+        cd /tmp || exit 1
+}
+cpu_hierarchy() { # V (1 or 2) and CPUH, the mount of the hierarchy that has the cpu controller
+        if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+                V=2 CPUH=/sys/fs/cgroup
+        else # systemd's hybrid layout and vm-nosd-init's v1 both link cpu to cpu,cpuacct
+                V=1 CPUH=$(readlink -f /sys/fs/cgroup/cpu)
+        fi
+}
+conf() { printf '%s\n' "$@" > /etc/security/cpuslice.conf; chmod 644 /etc/security/cpuslice.conf; }
+quota_of() { systemctl show -p CPUQuotaPerSecUSec --value "user-$1.slice"; }
+weight_of() { systemctl show -p CPUWeight --value "user-$1.slice"; }
+cpu_max() { # UID -> the slice's quota in the kernel as v2's cpu.max has it ("20000 100000", "max
+        # 100000"), on v1 from cpu.cfs_quota_us and cpu.cfs_period_us; nothing without the slice
+        local d=$CPUH/user.slice/user-$1.slice q p
+        if [ "$V" = 2 ]; then
+                cat "$d/cpu.max" 2> /dev/null
+                return 0
+        fi
+        { read -r q < "$d/cpu.cfs_quota_us" && read -r p < "$d/cpu.cfs_period_us"; } 2> /dev/null || return 0
+        [ "$q" = -1 ] && q=max
+        echo "$q $p"
+}
+wait_for() { # wait_for SECS CMD...: until CMD succeeds, checking every second
+        local n=$1
+        shift
+        for _ in $(seq "$n"); do
+                "$@" && return 0
+                sleep 1
+        done
+        return 1
 }

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/guest-lib.sh — sourced by the guest halves of the VM tests: check/figure output,
 # background logins that hold a session (tests/vm/session.sh) until told to stop, the cpu
-# hierarchy's files and systemd's view of a slice.
+# hierarchy's files, systemd's view of a slice, and the 3:1 split.
 # Needs: S (the share); D (a scratch dir in the guest holding session.sh) defaults to /tmp/vmt.
 D=${D:-/tmp/vmt}
 fails=0
@@ -147,6 +147,43 @@ wait_for() { # wait_for SECS CMD...: until CMD succeeds, checking every second
         for _ in $(seq "$n"); do
                 "$@" && return 0
                 sleep 1
+        done
+        return 1
+}
+
+# ---- the 3:1 split (guest-cgroupfs.sh, guest-package.sh, guest-systemd-backend.sh); needs V, CPUH
+# (ACCTH instead where cpuacct is a hierarchy of its own), FAIR_SECS
+slice_usage() { # slice_usage UID: USAGE = CPU time of the user's slice in µs. Shell builtins only: a
+        # fork costs ~0.1 s under TCG and, sampled with awk/date, a split reads low (tests/vm/README.md)
+        local k v h=${ACCTH:-$CPUH}
+        USAGE=0
+        if [ "$V" = 2 ]; then
+                while read -r k v; do
+                        [ "$k" = usage_usec ] && { USAGE=$v; break; }
+                done < "$h/user.slice/user-$1.slice/cpu.stat"
+        else
+                read -r v < "$h/user.slice/user-$1.slice/cpuacct.usage" && USAGE=$((v / 1000))
+        fi
+}
+split_windows() { # split_windows WHAT UID-A UID-B WANT: A's CPU time over B's in up to three windows
+        # of FAIR_SECS, a FIGURE each; 0 at the first within 10 % of WANT. A host that starves the
+        # guest's vCPUs (TCG beside a busy neighbour) can bend one window, while weights that were
+        # not applied bend every window. Leaves RATIO and BUSY (the % of the CPUs the two used) of
+        # the last window, and RATIOS, all of them.
+        local w a0 b0 t0 da db dt n
+        n=$(nproc)
+        RATIOS=
+        for w in 1 2 3; do
+                slice_usage "$2"; a0=$USAGE; slice_usage "$3"; b0=$USAGE; t0=${EPOCHREALTIME/./}
+                sleep "$FAIR_SECS"
+                slice_usage "$2"; da=$((USAGE - a0)); slice_usage "$3"; db=$((USAGE - b0))
+                dt=$((${EPOCHREALTIME/./} - t0))
+                RATIO=$(calc "$da / ($db > 0 ? $db : 1)")
+                BUSY=$(calc "($da + $db) * 100 / ($dt * $n)" 0)
+                RATIOS="$RATIOS $RATIO"
+                fig "$ENV $1, window $w: $((da / 1000)) ms : $((db / 1000)) ms over $(calc "$dt / 1e6" 1) s," \
+                        "ratio $RATIO (want $4 +/- 10 %), $BUSY % of $n CPUs"
+                is_true "$RATIO >= $4 * 0.9 && $RATIO <= $4 * 1.1" && return 0
         done
         return 1
 }

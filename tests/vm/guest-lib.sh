@@ -120,6 +120,13 @@ guest_init() { # the start of a guest half: ENV from the harness, a fresh D with
         install -m 644 "$S/session.sh" "$D/session.sh"
         cd /tmp || exit 1
 }
+vm_boot() { # which boot of the same disk this is (tools/vm/run --disk, cpuslice.boot=N): 1 unless told
+        local a
+        for a in $(cat /proc/cmdline); do
+                case "$a" in cpuslice.boot=*) echo "${a#cpuslice.boot=}"; return ;; esac
+        done
+        echo 1
+}
 cpu_hierarchy() { # V (1 or 2) and CPUH, the mount of the hierarchy that has the cpu controller
         if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
                 V=2 CPUH=/sys/fs/cgroup

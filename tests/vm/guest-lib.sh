@@ -148,6 +148,8 @@ cpu_max() { # UID -> the slice's quota in the kernel as v2's cpu.max has it ("20
         [ "$q" = -1 ] && q=max
         echo "$q $p"
 }
+cpu_max_is() { [ "$(cpu_max "$1")" = "$2" ]; }  # cpu_max_is UID "QUOTA PERIOD"
+quota_is() { [ "$(quota_of "$1")" = "$2" ]; } # quota_is UID CPUQuotaPerSecUSec
 wait_for() { # wait_for SECS CMD...: until CMD succeeds, checking every second
         local n=$1
         shift

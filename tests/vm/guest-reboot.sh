@@ -27,12 +27,14 @@ hold() { # hold TAG HOGS: a held su -l session of carol
         go "$1"
 }
 since=$(date '+%Y-%m-%d %H:%M:%S')
+sect() { section "$* [$(cut -d. -f1 /proc/uptime) s since the boot]"; }
 
-section "facts ($ENV, boot $BOOT, $(uname -r), cgroup v$V, boot id $(cat /proc/sys/kernel/random/boot_id))"
+sect "facts ($ENV, boot $BOOT, $(uname -r), cgroup v$V, boot id $(cat /proc/sys/kernel/random/boot_id))"
+systemd-analyze 2> /dev/null | head -n1
 [ "$(cat /proc/1/comm)" = systemd ] && [ "$V" = 2 ] || { bad "this test wants systemd on the unified hierarchy"; exit 1; }
 
 if [ "$BOOT" = 1 ]; then
-        section "boot 1: carol gets a penalty, then the machine powers off"
+        sect "boot 1: carol gets a penalty, then the machine powers off"
         install_packages || exit 1
         systemctl set-property user-1003.slice CPUQuota=70%
         conf '* CPUWeight=100' 'carol PenaltyAbove=30% PenaltyWindow=10s PenaltyQuota=20% PenaltyTime=30min'
@@ -59,12 +61,12 @@ if [ "$BOOT" = 1 ]; then
         until_of > "$S/until-boot1"
         cat /proc/sys/kernel/random/boot_id > "$S/boot-id-1"
         echo
-        echo "$fails check(s) failed"
+        echo "$fails check(s) failed (boot $BOOT, $(cut -d. -f1 /proc/uptime) s since the boot)"
         [ "$fails" = 0 ]
         exit # the harness powers the machine off, and boots it again over the same disk
 fi
 
-section "boot 2: the same disk, a new boot"
+sect "boot 2: the same disk, a new boot"
 check "a new boot (boot 1's id was $(cat "$S/boot-id-1" 2> /dev/null))" \
         [ "$(cat /proc/sys/kernel/random/boot_id)" != "$(cat "$S/boot-id-1" 2> /dev/null)" ]
 check "the packages installed in boot 1 are still there" bash -c 'dpkg-query -W libpam-cpuslice slicectl > /dev/null'
@@ -78,7 +80,7 @@ check "slicectl penalty list still shows carol capped at level 1" capped carol 1
 u1=$(cat "$S/until-boot1" 2> /dev/null) u2=$(until_of)
 check "with boot 1's end (boot 1: ${u1:-none}, now: ${u2:-none})" [ -n "$u1" -a "$u1" = "$u2" ]
 
-section "boot 2: the timer's passes go on for a kept penalty"
+sect "boot 2: the timer's passes go on for a kept penalty"
 # until a login or a root slicectl reads a PenaltyAbove= line, the marker is not there after a
 # boot (a timer's pass or the list above may have made it already): the kept state alone must do
 rm -f /run/cpuslice/penalty-enabled
@@ -87,7 +89,7 @@ res=$(systemctl show -p ConditionResult --value cpuslice-penalty.service)
 check "cpuslice-penalty.service runs its pass with no marker (ConditionResult=$res)" [ "$res" = yes ]
 check "still capped after that pass" capped carol 1
 
-section "boot 2: a new login gets the cap, a pass keeps it, penalty clear lifts it"
+sect "boot 2: a new login gets the cap, a pass keeps it, penalty clear lifts it"
 hold carol2 0
 got=$(cpu_max 1003)
 check "carol's new login: cpu.max is the 20% cap (got '$got')" [ "$got" = "20000 100000" ]
@@ -115,11 +117,11 @@ check "carol's cpu.max is the admin's 70% again (got '$got')" [ "$got" = "70000 
 check "the module's runtime CPUQuota drop-in is gone" [ ! -e "$DROPIN" ]
 stop carol2
 
-section "the module logged no failure"
+sect "the module logged no failure"
 warn=$(journalctl --no-pager -q --since "$since" | grep -E 'pam_cpuslice\(' | grep -E 'login proceeds|session denied|refused' || true)
 check "no failure line${warn:+: $warn}" [ -z "$warn" ]
 failed=$(systemctl list-units --failed --plain --no-legend | grep -E 'cpuslice' || true)
 check "no failed unit of ours${failed:+: $failed}" [ -z "$failed" ]
 echo
-echo "$fails check(s) failed"
+echo "$fails check(s) failed (boot $BOOT, $(cut -d. -f1 /proc/uptime) s since the boot)"
 [ "$fails" = 0 ]

@@ -7,7 +7,7 @@
 #   boot 1: carol hogs until a penalty (PenaltyTime=30min, long enough for any host) caps her over
 #     an admin's `systemctl set-property` value; the machine powers off with the cap in force;
 #   boot 2: the state in /var/lib/cpuslice/penalty is still there and alone (written atomically),
-#     the samples under /run are gone; `slicectl penalty list` shows the penalty with its end
+#     the samples under /run/cpuslice are gone; `slicectl penalty list` shows the penalty with its end
 #     unchanged; the timer's service still runs its passes (no marker yet, a kept penalty); a new
 #     login of carol gets the cap from PID 1 (CPUQuotaPerSecUSec and cpu.max), a pass keeps it,
 #     and `slicectl penalty clear` lifts it: the admin's value back, the runtime drop-in gone.
@@ -73,7 +73,9 @@ check "the packages installed in boot 1 are still there" bash -c 'dpkg-query -W 
 check "carol's penalty state is still a file, $STATE/1003" [ -f "$STATE/1003" ]
 left=$(ls -A "$STATE" 2> /dev/null | grep -vx 1003)
 check "nothing else in $STATE (a temporary file would be a write not done atomically)${left:+: $left}" [ -z "$left" ]
-check "no usage samples of boot 1 under /run/cpuslice/penalty" [ ! -e /run/cpuslice/penalty/1003 ]
+# a file per user under /run/cpuslice/penalty, or a section per user in /run/cpuslice/penalty-samples
+check "no usage samples of boot 1 under /run/cpuslice" \
+        bash -c '[ ! -e /run/cpuslice/penalty/1003 ] && ! grep -qsx "user 1003" /run/cpuslice/penalty-samples'
 check "boot 1's runtime drop-in went with /run" [ ! -e "$DROPIN" ]
 slicectl penalty list | sed 's/^/  /'
 check "slicectl penalty list still shows carol capped at level 1" capped carol 1

@@ -15,32 +15,23 @@
 # and CPUWeight=idle: systemd's idle where it has it (252+), weight 1 with the quota kept before.
 # The packages are installed as an admin does (apt, pam-auth-update's profile).
 set -u
-ENV=${CPUSLICE_VM_ENV:?not running under tools/vm/run}
 S=${CPUSLICE_VM_SHARE:-/mnt/share}
-D=/tmp/vmt
 . "$S/guest-lib.sh"
-mkdir -m 1777 -p "$D"
-cd /tmp
-CPUH=/sys/fs/cgroup
-V=2
+guest_init
+cpu_hierarchy
 SDVER=$(systemctl --version | awk 'NR == 1 { print $2 }')
 SDVER=${SDVER%%[!0-9]*}
 
 section "facts ($ENV, systemd $SDVER, $(uname -r))"
 state=$(timeout 60 systemctl is-system-running --wait 2>&1)
 check "PID 1 is systemd, system $state" [ "$(cat /proc/1/comm)" = systemd ]
-[ -f /sys/fs/cgroup/cgroup.controllers ] || { bad "this test wants the unified hierarchy"; exit 1; }
+[ "$V" = 2 ] || { bad "this test wants the unified hierarchy"; exit 1; }
 
 section "install (apt, pam-auth-update)"
 since=$(date '+%Y-%m-%d %H:%M:%S')
 install_packages || exit 1
-install -m 644 "$S/session.sh" "$D/session.sh"
 check "pam-auth-update put the module in common-session" grep -q pam_cpuslice.so /etc/pam.d/common-session
-conf() { printf '%s\n' "$@" > /etc/security/cpuslice.conf; chmod 644 /etc/security/cpuslice.conf; }
 
-quota_of() { systemctl show -p CPUQuotaPerSecUSec --value "user-$1.slice"; }
-weight_of() { systemctl show -p CPUWeight --value "user-$1.slice"; }
-cpu_max() { cat "$CPUH/user.slice/user-$1.slice/cpu.max" 2> /dev/null; }
 runtime_dropin() { echo "/run/systemd/system.control/user-$1.slice.d/50-$2.conf"; }
 # systemd realizes properties in the kernel right after it answers: wait for the file
 wait_cpu_max() { # UID WANT

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# tests/vm/guest-lib.sh — sourced by the guest halves of the VM tests: check/figure output and
-# background logins that hold a session (tests/vm/session.sh) until told to stop.
-# Needs: S (the share), D (a scratch dir in the guest holding session.sh).
+# tests/vm/guest-lib.sh — sourced by the guest halves of the VM tests: check/figure output,
+# background logins that hold a session (tests/vm/session.sh) until told to stop, the cpu
+# hierarchy's files, systemd's view of a slice, and the 3:1 split.
+# Needs: S (the share); D (a scratch dir in the guest holding session.sh) defaults to /tmp/vmt.
+D=${D:-/tmp/vmt}
 fails=0
 ok() { echo "CHECK ok   $*"; }
 bad() { echo "CHECK FAIL $*"; fails=$((fails + 1)); }
@@ -107,4 +109,90 @@ want_values() { # UID -> what the cgroupfs backend writes for the same config
         local u=$1 q=${Q[$1]}
         if [ $V = 2 ]; then echo "cpu.weight=${W[$u]} cpu.max=$q/${P[$u]}"
         else [ "$q" = max ] && q=-1; echo "cpu.shares=$(( W[$u] * 1024 / 100 )) cfs_quota_us=$q cfs_period_us=${P[$u]}"; fi
+}
+
+# ---- the common start of a guest half; a slice's quota and weight as systemd and the kernel have them
+guest_init() { # the start of a guest half: ENV from the harness, a fresh D with session.sh, cwd /tmp
+        ENV=${CPUSLICE_VM_ENV:?not running under tools/vm/run}
+        # fresh: /tmp is on the root disk, which a guest half booted twice (vm-test.sh) finds again
+        rm -rf "$D"
+        mkdir -m 1777 "$D"
+        install -m 644 "$S/session.sh" "$D/session.sh"
+        cd /tmp || exit 1
+}
+vm_boot() { # which boot of the same disk this is (tools/vm/run --disk, cpuslice.boot=N): 1 unless told
+        local a
+        for a in $(cat /proc/cmdline); do
+                case "$a" in cpuslice.boot=*) echo "${a#cpuslice.boot=}"; return ;; esac
+        done
+        echo 1
+}
+cpu_hierarchy() { # V (1 or 2) and CPUH, the mount of the hierarchy that has the cpu controller
+        if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+                V=2 CPUH=/sys/fs/cgroup
+        else # systemd's hybrid layout and vm-nosd-init's v1 both link cpu to cpu,cpuacct
+                V=1 CPUH=$(readlink -f /sys/fs/cgroup/cpu)
+        fi
+}
+conf() { printf '%s\n' "$@" > /etc/security/cpuslice.conf; chmod 644 /etc/security/cpuslice.conf; }
+quota_of() { systemctl show -p CPUQuotaPerSecUSec --value "user-$1.slice"; }
+weight_of() { systemctl show -p CPUWeight --value "user-$1.slice"; }
+cpu_max() { # UID -> the slice's quota in the kernel as v2's cpu.max has it ("20000 100000", "max
+        # 100000"), on v1 from cpu.cfs_quota_us and cpu.cfs_period_us; nothing without the slice
+        local d=$CPUH/user.slice/user-$1.slice q p
+        if [ "$V" = 2 ]; then
+                cat "$d/cpu.max" 2> /dev/null
+                return 0
+        fi
+        { read -r q < "$d/cpu.cfs_quota_us" && read -r p < "$d/cpu.cfs_period_us"; } 2> /dev/null || return 0
+        [ "$q" = -1 ] && q=max
+        echo "$q $p"
+}
+cpu_max_is() { [ "$(cpu_max "$1")" = "$2" ]; }  # cpu_max_is UID "QUOTA PERIOD"
+quota_is() { [ "$(quota_of "$1")" = "$2" ]; } # quota_is UID CPUQuotaPerSecUSec
+wait_for() { # wait_for SECS CMD...: until CMD succeeds, checking every second
+        local n=$1
+        shift
+        for _ in $(seq "$n"); do
+                "$@" && return 0
+                sleep 1
+        done
+        return 1
+}
+
+# ---- the 3:1 split (guest-cgroupfs.sh, guest-package.sh, guest-systemd-backend.sh); needs V, CPUH
+# (ACCTH instead where cpuacct is a hierarchy of its own), FAIR_SECS
+slice_usage() { # slice_usage UID: USAGE = CPU time of the user's slice in µs. Shell builtins only: a
+        # fork costs ~0.1 s under TCG and, sampled with awk/date, a split reads low (tests/vm/README.md)
+        local k v h=${ACCTH:-$CPUH}
+        USAGE=0
+        if [ "$V" = 2 ]; then
+                while read -r k v; do
+                        [ "$k" = usage_usec ] && { USAGE=$v; break; }
+                done < "$h/user.slice/user-$1.slice/cpu.stat"
+        else
+                read -r v < "$h/user.slice/user-$1.slice/cpuacct.usage" && USAGE=$((v / 1000))
+        fi
+}
+split_windows() { # split_windows WHAT UID-A UID-B WANT: A's CPU time over B's in up to three windows
+        # of FAIR_SECS, a FIGURE each; 0 at the first within 10 % of WANT. A host that starves the
+        # guest's vCPUs (TCG beside a busy neighbour) can bend one window, while weights that were
+        # not applied bend every window. Leaves RATIO and BUSY (the % of the CPUs the two used) of
+        # the last window, and RATIOS, all of them.
+        local w a0 b0 t0 da db dt n
+        n=$(nproc)
+        RATIOS=
+        for w in 1 2 3; do
+                slice_usage "$2"; a0=$USAGE; slice_usage "$3"; b0=$USAGE; t0=${EPOCHREALTIME/./}
+                sleep "$FAIR_SECS"
+                slice_usage "$2"; da=$((USAGE - a0)); slice_usage "$3"; db=$((USAGE - b0))
+                dt=$((${EPOCHREALTIME/./} - t0))
+                RATIO=$(calc "$da / ($db > 0 ? $db : 1)")
+                BUSY=$(calc "($da + $db) * 100 / ($dt * $n)" 0)
+                RATIOS="$RATIOS $RATIO"
+                fig "$ENV $1, window $w: $((da / 1000)) ms : $((db / 1000)) ms over $(calc "$dt / 1e6" 1) s," \
+                        "ratio $RATIO (want $4 +/- 10 %), $BUSY % of $n CPUs"
+                is_true "$RATIO >= $4 * 0.9 && $RATIO <= $4 * 1.1" && return 0
+        done
+        return 1
 }

@@ -16,6 +16,10 @@
 # vm-test.sh ENV guest-metrics.sh (vm-metrics-systemd-v2, vm-metrics-nosd-v2): slicectl metrics
 #                      with the real node_exporter, the shipped timer or cron line (guest-metrics.sh)
 # vm-test.sh ENV guest-NAME-....sh: any other guest half, as test vm-NAME-ENV
+# A guest half with a line "# vm-boots: N" in its header is booted N times over one disk that
+# persists between the boots (tools/vm/run --disk), each told which boot it is (cpuslice.boot=B on
+# the kernel command line; guest-lib.sh's vm_boot): guest-reboot.sh. The boots stop at the first
+# that fails; the logs of the earlier ones stay in the share as guest-bootB.log, console-bootB.log.
 #
 # CPUSLICE_VM_SUITE (default bookworm; tools/vm/suite-lib.sh) picks the guest's Debian suite; the
 # test is then named vm-...-SUITE, and skips (77) with the reason when ENV cannot exist there.
@@ -56,6 +60,8 @@ if [ -n "${2:-}" ]; then
         GUEST=$2 n=${2#guest-}
         NAME=vm-${n%%[-.]*}-$ENV$SFX
 fi
+BOOTS=$(sed -n 's/^# vm-boots: \([1-9]\)$/\1/p' "$HERE/$GUEST" | head -n1)
+BOOTS=${BOOTS:-1}
 why=$(vm_env_missing "$SUITE" "$ENV") && skip "$ENV cannot exist on $SUITE: $why"
 [ "$(id -u)" = 0 ] || skip "needs root (the guest image is built with debootstrap and chroot)"
 command -v qemu-system-x86_64 > /dev/null || skip "qemu-system-x86_64 is not installed (tools/install-deps vm)"
@@ -70,7 +76,7 @@ IMAGE=$(vm_image "$SUITE") || exit 1
 echo "$NAME: $SUITE image $IMAGE ($((SECONDS - t0)) s)"
 
 SHARE=$(mktemp -d "/tmp/cpuslice-$NAME.XXXXXX")
-[ -n "${CPUSLICE_VM_KEEP_SHARE:-}" ] || trap 'rm -rf "$SHARE"' EXIT
+[ -n "${CPUSLICE_VM_KEEP_SHARE:-}" ] || trap 'rm -rf "$SHARE" "$SHARE.qcow2"' EXIT
 mkdir "$SHARE/debs"
 cp "$DEBS"/libpam-cpuslice_*.deb "$DEBS"/slicectl_*.deb "$SHARE/debs/"
 [ -f "${PAM_RUN:-}" ] && cp "$PAM_RUN" "$SHARE/pam-run"
@@ -85,17 +91,32 @@ cp "$HERE"/*.sh "$SHARE/" # the guest halves and what they source or run
 } > "$SHARE/params"
 
 t=$SECONDS
-CPUSLICE_VM_IMAGE=$IMAGE "$TOP/tools/vm/run" --suite "$SUITE" --env "${ENV#pkg-}" --share "$SHARE" --script "$GUEST" \
-        --timeout "${CPUSLICE_VM_TIMEOUT:-600}"
-rc=$?
+run=("$TOP/tools/vm/run" --suite "$SUITE" --env "${ENV#pkg-}" --share "$SHARE" --script "$GUEST"
+        --timeout "${CPUSLICE_VM_TIMEOUT:-600}")
+# the disk sits beside the share, not in it: the guest has no business with its own disk's file
+[ "$BOOTS" -gt 1 ] && run+=(--disk "$SHARE.qcow2")
+at=
+for b in $(seq "$BOOTS"); do
+        if [ "$BOOTS" -gt 1 ]; then
+                at=" (boot $b of $BOOTS)"
+                echo "$NAME: boot $b of $BOOTS"
+                CPUSLICE_VM_IMAGE=$IMAGE "${run[@]}" --cmdline-extra "cpuslice.boot=$b"
+        else
+                CPUSLICE_VM_IMAGE=$IMAGE "${run[@]}"
+        fi
+        rc=$?
+        [ "$rc" = 0 ] && [ "$b" -lt "$BOOTS" ] || break
+        mv "$SHARE/guest.log" "$SHARE/guest-boot$b.log"
+        mv "$SHARE/console.log" "$SHARE/console-boot$b.log"
+done
 vm_secs=$((SECONDS - t))
 
 problems=()
 case "$rc" in
 0) ;;
-124) problems+=("the VM timed out") ;;
-125) problems+=("harness error, or the VM stopped without an exit status") ;;
-*) problems+=("guest checks failed (status $rc):$(grep -a '^CHECK FAIL' "$SHARE/guest.log" | sed 's/^CHECK FAIL/ /' | tr '\n' ';')") ;;
+124) problems+=("the VM timed out$at") ;;
+125) problems+=("harness error, or the VM stopped without an exit status$at") ;;
+*) problems+=("guest checks failed$at (status $rc):$(grep -a '^CHECK FAIL' "$SHARE/guest.log" | sed 's/^CHECK FAIL/ /' | tr '\n' ';')") ;;
 esac
 
 # slicectl's JSON is checked here: the guest has no JSON parser.

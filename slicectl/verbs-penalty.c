@@ -181,10 +181,32 @@ static bool cap_missing(Pass *p, const Resolved *res, const PenaltyState *st, co
         return slice_drift(p->backend.v2, info, &k) & (1u << SETTING_QUOTA);
 }
 
-static int load_state(const Pass *p, const UserIdent *u, PenaltyState *st) {
+/* The user as the rules need them: with only uid, range and '*' lines the uid alone (an NSS
+ * lookup per user was most of a pass over 100 users with glibc's files module). */
+static int pass_ident(const Pass *p, uid_t uid, bool named, UserIdent *ret) {
+        if (named || p->rules.has_names)
+                return ident_for_uid(uid, ret);
+        *ret = (UserIdent) { .uid = uid, .gid = (gid_t) -1, .groups_loaded = true };
+        return asprintf(&ret->name, "%u", (unsigned) uid) < 0 ? -ENOMEM : 0;
+}
+
+/* Messages name the user: the lookup the rules did not need, made now. */
+static void name_user(const Pass *p, UserIdent *u) {
+        UserIdent named;
+
+        if (!p->rules.has_names && pass_ident(p, u->uid, true, &named) >= 0) {
+                named.groups_loaded = u->groups_loaded;
+                user_done(u);
+                *u = named;
+        }
+}
+
+static int load_state(const Pass *p, UserIdent *u, PenaltyState *st) {
         char why[128];
         int r = penalty_state_load_at(p->state_dfd, u->uid, st, why, sizeof why);
 
+        if (r < 0)
+                name_user(p, u);
         if (r < 0)
                 log_error(r,
                           "%s (uid %u): the penalty state " PENALTY_STATE_DIR
@@ -197,12 +219,13 @@ static int load_state(const Pass *p, const UserIdent *u, PenaltyState *st) {
 }
 
 /* The policy res gives, or none when the user gets no slice from us or the merge is not usable. */
-static void effective_policy(const UserIdent *u, Resolved *res) {
+static void effective_policy(const Pass *p, UserIdent *u, Resolved *res) {
         CsError e = {};
 
         if (!login_gets_slice(res))
                 res->penalty = PENALTY_POLICY_DEFAULT;
         else if (penalty_policy_check(&res->penalty, &e) < 0) {
+                name_user(p, u);
                 log_warning("%s: %s; no penalties for this user", u->name, cs_error_text(&e, -EINVAL));
                 res->penalty = PENALTY_POLICY_DEFAULT;
         }
@@ -235,12 +258,12 @@ static int decide_user(Pass *p, uid_t uid) {
         char line[512];
         int r;
 
-        r = ident_for_uid(uid, &u);
+        r = pass_ident(p, uid, false, &u);
         if (r >= 0)
                 r = rules_resolve(&p->rules, &u, &res);
         if (r < 0)
                 return log_error(r, "uid %u: %s", (unsigned) uid, strerror(-r));
-        effective_policy(&u, &res);
+        effective_policy(p, &u, &res);
         r = load_state(p, &u, &st);
         if (r < 0)
                 return r;
@@ -252,6 +275,7 @@ static int decide_user(Pass *p, uid_t uid) {
         before = st;
         a = penalty_decide(&res.penalty, &st, use, p->now);
         if (a != PENALTY_NONE) {
+                name_user(p, &u);
                 describe(u.name, uid, a, &res, a == PENALTY_LIFT ? &before : &st, line, sizeof line);
                 print_line(stdout, "%s", line);
         }

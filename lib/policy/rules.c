@@ -42,6 +42,8 @@ int ruleset_push(RuleSet *rs, Rule *r) {
                 rs->has_shares = true;
         if (r->domain.type == DOMAIN_SLICES)
                 rs->has_slices = true;
+        if (r->domain.type == DOMAIN_USER || r->domain.type == DOMAIN_GROUP)
+                rs->has_names = true;
         *r = (Rule) {};
         return 0;
 }
@@ -93,11 +95,22 @@ bool rule_overrides(const Rule *later, const Rule *earlier) {
         return domain_specificity(&later->domain) >= domain_specificity(&earlier->domain);
 }
 
+/* Where the caller did not read the CPUs users may run on: the online ones, as glibc counts them
+ * from sysfs (never the caller's affinity, which a setuid program's caller chooses). */
+static unsigned cpus_online_fallback(void) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+        return n > 0 ? (unsigned) n : 1;
+}
+
 static void take_setting(Resolved *res, const Rule *r, Setting s) {
         res->source[s] = r;
         switch (s) {
         case SETTING_QUOTA_SHARE:
                 res->source[SETTING_QUOTA] = NULL;
+                /* counted only for a share: sysconf() reads sysfs at every call */
+                if (!res->share_cpus)
+                        res->share_cpus = cpus_online_fallback();
                 res->limits.quota_per_sec = cpu_quota_of_share(r->quota_share, res->share_cpus);
                 break;
         case SETTING_SLICE:
@@ -162,20 +175,12 @@ static void take_line(Resolved *res, const Rule *r) {
                         take_penalty_key(res, r, k);
 }
 
-/* Where the caller did not read the CPUs users may run on: the online ones, as glibc counts them
- * from sysfs (never the caller's affinity, which a setuid program's caller chooses). */
-static unsigned cpus_online_fallback(void) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-        return n > 0 ? (unsigned) n : 1;
-}
-
 static Resolved resolved_default(const RuleSet *rs) {
         return (Resolved) {
                 .slice = true,
                 .limits = CPU_LIMITS_DEFAULT,
                 .penalty = PENALTY_POLICY_DEFAULT,
-                .share_cpus = rs->share_cpus ? rs->share_cpus : cpus_online_fallback(),
+                .share_cpus = rs->share_cpus,
         };
 }
 

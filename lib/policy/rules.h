@@ -46,6 +46,7 @@ typedef struct RuleSet {
         bool has_groups;     /* any @group line: only then is NSS asked for memberships */
         bool has_shares;     /* any CPUQuotaShare=: only then are the CPUs counted */
         bool has_slices;     /* any user.slice line */
+        bool has_names;      /* any user-name or @group line: only then does a uid need its name */
         unsigned share_cpus; /* the CPUs a CPUQuotaShare= is of (ruleset_set_cpus()); 0: the online ones */
 } RuleSet;
 
@@ -55,7 +56,7 @@ typedef struct Resolved {
         CpuLimits limits;
         const Rule *source[_SETTING_MAX]; /* the winning line per setting, NULL: default; of
                                            * SETTING_QUOTA and _SHARE, one at most */
-        unsigned share_cpus;              /* what a CPUQuotaShare= was resolved against */
+        unsigned share_cpus;              /* what a CPUQuotaShare= was resolved against (0: none was) */
         PenaltyPolicy penalty;            /* PENALTY_POLICY_DEFAULT where no line gives a key */
         char *const *penalty_exempt;      /* the winning line's (borrowed from the RuleSet); NULL: none */
         const Rule *penalty_source[_PENALTY_KEY_MAX];

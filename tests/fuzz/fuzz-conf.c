@@ -46,7 +46,7 @@ static void resolve_for(const RuleSet *rs, const char *name, uid_t uid, const ch
         FUZZ_CHECK(!res.source[SETTING_QUOTA_SHARE] ||
                    res.limits.quota_per_sec ==
                            cpu_quota_of_share(res.source[SETTING_QUOTA_SHARE]->quota_share, res.share_cpus));
-        FUZZ_CHECK(res.share_cpus > 0);
+        FUZZ_CHECK(!res.source[SETTING_QUOTA_SHARE] || res.share_cpus > 0);
         /* a line matched: it gave a CPU setting or a Penalty*= key */
         if (uid == 0 && res.matched) {
                 bool any = false;

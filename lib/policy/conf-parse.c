@@ -128,7 +128,7 @@ static int parse_assignment(Rule *rule, const char *token, ConfSkips *skips) {
         /* the cgroup that holds every user slice: a CPU setting, never a user's */
         if (rule->domain.type == DOMAIN_SLICES &&
             (s == SETTING_SLICE || (s < 0 && penalty_key_from_string(tok) >= 0)))
-                return skip(skips, -EINVAL, token, s,
+                return skip(skips, -EINVAL, token, s >= 0 ? s : -1,
                             "%s= makes no sense on a user.slice line (it sets the cgroup that holds every user "
                             "slice: CPUWeight=, CPUQuota=, CPUQuotaShare=, CPUQuotaPeriodSec=, CPUBurst=)",
                             tok);

@@ -56,6 +56,10 @@ static inline void check_rule(const Rule *r) {
         case DOMAIN_UID_RANGE:
                 FUZZ_CHECK(r->domain.uid_min <= r->domain.uid_max);
                 break;
+        case DOMAIN_SLICES:
+                /* the cgroup of every user slice: CPU settings only, never a user's */
+                FUZZ_CHECK(!r->domain.name && !(r->mask & (1u << SETTING_SLICE)) && r->penalty.mask == 0);
+                break;
         default:
                 FUZZ_CHECK(!"unknown domain type");
         }
@@ -65,6 +69,8 @@ static inline void check_rule(const Rule *r) {
                 check_quota(r->quota_per_sec);
         if (r->mask & (1u << SETTING_PERIOD))
                 check_period(r->period_usec);
+        if (r->mask & (1u << SETTING_BURST))
+                FUZZ_CHECK(r->burst_usec <= CPU_BURST_MAX_USEC);
         check_roundtrip(r);
 }
 

@@ -331,28 +331,39 @@ static void log_burst_dropped(Login *l, const CpuKernelValues *k) {
 /* systemd has no property for CPUBurst=: the module writes the slice's file itself, around
  * SetUnitProperties (a burst above the new quota would make the kernel refuse systemd's cpu.max).
  * Only what the config gives; a failure costs the burst alone, with one log line. */
-static void burst_beside_systemd(Login *l, bool before) {
-        _cleanup_(cgfs_close) Cgfs c = { .root_fd = -EBADF };
+static void burst_beside_systemd(Login *l, Cgfs *c, bool before) {
         CsError e = {};
         CpuKernelValues k;
         int r;
 
-        if (l->left_alone || !l->res.source[SETTING_BURST])
+        if (c->root_fd < 0) /* no tree (not opened: no CPUBurst= given, or it failed, said once) */
                 return;
         cpu_limits_to_kernel(&l->res.limits, &k);
         if (!before)
                 log_burst_dropped(l, &k);
-        r = slice_target_open_cgfs(&l->args.target, NULL, &c, &e);
-        if (r >= 0)
-                r = cgfs_write_burst(&c, l->user.uid, &k, before, &e);
-        if (r >= 0 && !before && c.burst_missing)
+        r = cgfs_write_burst(c, l->user.uid, &k, before, &e);
+        if (r >= 0 && !before && c->burst_missing)
                 pam_syslog(l->h, LOG_WARNING, "%s: CPUBurst= left out: this kernel has no CPU burst (Linux 5.14+)",
                            l->user_esc);
         if (r < 0 && !(before && r == -ENOENT))
                 pam_syslog(l->h, LOG_WARNING, "%s: CPUBurst= not written: %s", l->user_esc, cs_error_text(&e, r));
 }
 
+/* The tree the burst is written in, opened once for both writes of a login (layout detection
+ * parses mountinfo); root_fd stays < 0 when there is nothing to write. */
+static void open_burst_tree(Login *l, Cgfs *c) {
+        CsError e = {};
+        int r;
+
+        if (l->left_alone || !l->res.source[SETTING_BURST])
+                return;
+        r = slice_target_open_cgfs(&l->args.target, NULL, c, &e);
+        if (r < 0)
+                pam_syslog(l->h, LOG_WARNING, "%s: CPUBurst= not written: %s", l->user_esc, cs_error_text(&e, r));
+}
+
 static int apply_systemd(Login *l) {
+        _cleanup_(cgfs_close) Cgfs burst = { .root_fd = -EBADF };
         /* one deadline for everything the login waits on: loading, connecting, calls, the job */
         uint64_t deadline = usec_deadline(l->args.timeout_usec);
         const SystemdPlugin *plugin = NULL;
@@ -364,11 +375,12 @@ static int apply_systemd(Login *l) {
         r = load_plugin(l, &handle, &plugin);
         if (r != PAM_SUCCESS)
                 return r;
-        burst_beside_systemd(l, true);
+        open_burst_tree(l, &burst);
+        burst_beside_systemd(l, &burst, true);
         r = apply_with_plugin(l, plugin, deadline);
         dlclose(handle);
         if (r == PAM_SUCCESS)
-                burst_beside_systemd(l, false);
+                burst_beside_systemd(l, &burst, false);
         return r;
 }
 

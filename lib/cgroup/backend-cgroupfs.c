@@ -62,15 +62,21 @@ static const char *burst_file(const Cgfs *c) {
         return c->layout.cpu.v2 ? "cpu.max.burst" : "cpu.cfs_burst_us";
 }
 
-static int write_burst(Cgfs *c, int fd, const CpuKernelValues *k, bool before_quota, CsError *e) {
+/* The burst in place; false where the kernel has none (burst_missing then set if one is wanted). */
+static bool read_burst(Cgfs *c, int fd, const CpuKernelValues *k, uint64_t *ret) {
         _cleanup_free_ char *text = NULL;
-        uint64_t cur;
+
+        if (cgfs_read_file(c, fd, burst_file(c), &text, NULL) < 0 || cgstat_parse_u64(text, ret) < 0) {
+                c->burst_missing = c->burst_missing || k->burst_usec > 0;
+                return false;
+        }
+        return true;
+}
+
+/* cur: the burst in place before the quota was written */
+static int write_burst(Cgfs *c, int fd, const CpuKernelValues *k, uint64_t cur, bool before_quota, CsError *e) {
         char buf[32];
 
-        if (cgfs_read_file(c, fd, burst_file(c), &text, NULL) < 0 || cgstat_parse_u64(text, &cur) < 0) {
-                c->burst_missing = c->burst_missing || k->burst_usec > 0;
-                return 0;
-        }
         if (before_quota ? cur <= k->burst_usec : cur >= k->burst_usec)
                 return 0;
         snprintf(buf, sizeof buf, "%" PRIu64 "\n", k->burst_usec);
@@ -96,6 +102,7 @@ static int write_quota(Cgfs *c, int fd, const CpuKernelValues *k, CsError *e) {
 }
 
 static int write_settings(Cgfs *c, int fd, const CpuKernelValues *k, CsError *e) {
+        uint64_t burst;
         char buf[64];
         int r;
 
@@ -115,11 +122,13 @@ static int write_settings(Cgfs *c, int fd, const CpuKernelValues *k, CsError *e)
                 if (r < 0)
                         return r;
         }
-        r = write_burst(c, fd, k, true, e);
+        if (!read_burst(c, fd, k, &burst))
+                return write_quota(c, fd, k, e);
+        r = write_burst(c, fd, k, burst, true, e);
         if (r >= 0)
                 r = write_quota(c, fd, k, e);
         if (r >= 0)
-                r = write_burst(c, fd, k, false, e);
+                r = write_burst(c, fd, k, burst, false, e);
         return r;
 }
 
@@ -159,9 +168,13 @@ int cgfs_update_slice(Cgfs *c, uid_t uid, const CpuKernelValues *k, CsError *e) 
 int cgfs_write_burst(Cgfs *c, uid_t uid, const CpuKernelValues *k, bool before_quota, CsError *e) {
         _cleanup_close_ int fd = cgfs_open_slice_path(c, &c->layout.cpu, uid, 0, e);
 
+        uint64_t cur;
+
         if (fd < 0)
                 return fd;
-        return write_burst(c, fd, k, before_quota, e);
+        if (!read_burst(c, fd, k, &cur))
+                return 0;
+        return write_burst(c, fd, k, cur, before_quota, e);
 }
 
 static const char *hierarchy_controller(const Cgfs *c, const CgroupHierarchy *h) {

@@ -13,6 +13,9 @@
  *   probe WARM_S DUR_S OUT                    interactive's wake-up probe, after cyclictest's non-RT
  *                                             mode: one lateness per line (µs, one decimal) to OUT;
  *                                             the first kept sample's wall-clock start (µs) to stdout
+ *   burst THREADS CPU_MS GAP_MS N OUT         quota's bursty job: N times, GAP_MS after the last one
+ *                                             ended, THREADS threads each burn CPU_MS of CPU time;
+ *                                             one completion time per line (µs) to OUT
  *
  * The fresh-login modes (pam … phases) print one line of "name=µs" fields; the caller spaces them
  * seconds apart so that each meets the kernel cold. Service files are CONFDIR's
@@ -20,6 +23,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -393,6 +397,44 @@ static int run_probe(char **argv) {
         return fclose(f) == 0 ? 0 : 1;
 }
 
+/* a thread's own CPU clock: what it burns is CPU time, however long the quota makes it wait */
+static void *burn(void *arg) {
+        uint64_t want = *(const uint64_t *) arg, t0 = 0;
+        struct timespec ts;
+
+        for (;;) {
+                clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+                uint64_t t = (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+                if (!t0)
+                        t0 = t;
+                else if (t - t0 >= want)
+                        return NULL;
+        }
+}
+
+static int run_burst(char **argv) {
+        unsigned n = (unsigned) atoi(argv[0]);
+        uint64_t want = (uint64_t) (atof(argv[1]) * 1e6);
+        const struct timespec gap = { atoi(argv[2]) / 1000, (atoi(argv[2]) % 1000) * 1000000L };
+        pthread_t th[64];
+        FILE *f;
+
+        if (n < 1 || n > 64 || !(f = fopen(argv[4], "we")))
+                return 1;
+        for (int i = atoi(argv[3]); i > 0; i--) {
+                while (clock_nanosleep(CLOCK_MONOTONIC, 0, &gap, NULL) == EINTR)
+                        ;
+                uint64_t t0 = now_ns();
+                for (unsigned k = 0; k < n; k++)
+                        if (pthread_create(&th[k], NULL, burn, &want) != 0)
+                                return 1;
+                for (unsigned k = 0; k < n; k++)
+                        pthread_join(th[k], NULL);
+                fprintf(f, "%" PRIu64 "\n", (now_ns() - t0) / 1000);
+        }
+        return fclose(f) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
         static const struct {
                 const char *name;
@@ -402,6 +444,7 @@ int main(int argc, char **argv) {
                 { "loop", 6, run_loop },     { "floor-loop", 5, run_floor_loop }, { "conf-scale", 5, run_conf_scale },
                 { "pam", 6, run_pam },       { "floor", 5, run_floor },           { "phases", 7, run_phases },
                 { "floor2", 4, run_floor2 }, { "probe", 5, run_probe },
+                { "burst", 7, run_burst },
         };
 
         for (size_t i = 0; argc > 1 && i < sizeof modes / sizeof modes[0]; i++)

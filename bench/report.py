@@ -555,5 +555,57 @@ def interactive(argv):
     print("\n".join(out))
 
 
+def quota(argv):
+    o = args(argv, ["runs"], "load-start load-end kernel rounds", ncpu=dict(type=int), busy=dict(type=int),
+             quick=dict(type=int))
+
+    def runs(pat):
+        return sorted(glob.glob(os.path.join(o.runs, pat)))
+
+    def pct(xs, p):
+        return sorted(xs)[min(len(xs) - 1, int(p / 100 * len(xs)))] if xs else NAN
+
+    def burst(cfg, size, hog):
+        d = runs(f"burst.{cfg}.{size}.{hog}.*")
+        t = [int(x) for r in d for x in open(os.path.join(r, "times")).read().split()]
+        return dict(n=len(t), p50=pct(t, 50), p99=pct(t, 99), cpu=statistics.mean(int(read_kv(os.path.join(r, "usage"))["cpu"])
+                                                                                 for r in d) / 1000 if d else NAN)
+
+    out = [f"# quota: CPUBurst= and the user.slice reserve — {o.ncpu} CPUs, kernel {o.kernel}, {o.rounds} round(s)"
+           + (" (quick)" if o.quick else ""), "",
+           f"Load at the start {o.load_start}, at the end {o.load_end}"
+           + (" — **the host was busy: not meaningful**" if o.busy else "") + ".", "",
+           "## Bursts under `CPUQuota=50%`, with and without `CPUBurst=50ms`", "",
+           "csq-b's job, in its PAM session: every second (after the last burst ended) THREADS threads each burn CPU_MS of "
+           "CPU time; its completion time. *free*: no quota. *CPUs*: the slice's CPU time over the job's wall time.", ""]
+    rows = []
+    for size, hog, label in (("2x40", 0, "2 × 40 ms"), ("2x250", 0, "2 × 250 ms"), ("2x40", 1, "2 × 40 ms, a hog beside")):
+        f, q, b = (burst(c, size, hog) for c in ("free", "q50", "q50b"))
+        rows.append([label, q["n"], fms(f["p50"], 0) if f["n"] else "–", fms(q["p50"], 0), fms(q["p99"], 0), fms(b["p50"], 0), fms(b["p99"], 0),
+                     xr(q["p50"], b["p50"]), xr(q["p99"], b["p99"]), f"{q['cpu']:.2f}", f"{b['cpu']:.2f}"])
+    out += table(["bursts", "n", "free p50", "quota p50", "quota p99", "+burst p50", "+burst p99", "p50: quota ÷ +burst",
+                  "p99: quota ÷ +burst", "CPUs quota", "CPUs +burst"], rows, "lrrrrrrrrrr")
+    out += ["", "A ratio above 1× is how many times faster the burst finishes with `CPUBurst=`. With a hog beside it the "
+                "user spends the whole quota every period, no runtime is left over to save, and `CPUBurst=` cannot help "
+                "(the kernel only lends back what went unused).", "",
+            f"## The reserve: `user.slice CPUQuotaShare=90%`, two users with {2 * o.ncpu} hogs each", "",
+            f"The probe: {o.ncpu} hogs in a root-owned sibling of user.slice with the given `cpu.shares` (2: the "
+            "lowest, as a nice'd service; 1024: an equal one). CPUs used over the window, averaged over the rounds.", ""]
+    rows = []
+    for pr, label in (("-", "no probe"), ("2", "probe, cpu.shares 2"), ("1024", "probe, cpu.shares 1024")):
+        v = {c: [read_kv(os.path.join(r, "usage")) for r in runs(f"reserve.{c}.{pr}.*")] for c in ("none", "rsv")}
+        m = {c: {k: statistics.mean(int(x[k]) for x in v[c]) / 1000 if v[c] else NAN for k in ("users", "probe")}
+             for c in v}
+        rows.append([label, f"{m['none']['users']:.2f}", f"{m['rsv']['users']:.2f}",
+                     "–" if pr == "-" else f"{m['none']['probe']:.2f}", "–" if pr == "-" else f"{m['rsv']['probe']:.2f}",
+                     "–" if pr == "-" else ("**yes**" if m["rsv"]["probe"] >= 0.1 * o.ncpu * 0.95 else "no")])
+    out += table(["", "users' CPUs", "users' CPUs, reserve", "probe CPUs", "probe CPUs, reserve",
+                  f"probe keeps ≥ {0.1 * o.ncpu:.1f} CPUs"], rows, "lrrrrl")
+    out += ["", "*keeps*: with the reserve, at least 95 % of the reserved 10 % of the CPUs. Without a probe the reserve is "
+                "its price: the users' CPUs when nothing else wants them."]
+    print("\n".join(out))
+
+
 if __name__ == "__main__":
-    {"host": host, "fresh": fresh, "vm-fresh": vm_fresh, "interactive": interactive, "scale": scale}[sys.argv[1]](sys.argv[2:])
+    {"host": host, "fresh": fresh, "vm-fresh": vm_fresh, "interactive": interactive, "scale": scale,
+     "quota": quota}[sys.argv[1]](sys.argv[2:])

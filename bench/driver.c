@@ -443,8 +443,7 @@ int main(int argc, char **argv) {
         } modes[] = {
                 { "loop", 6, run_loop },     { "floor-loop", 5, run_floor_loop }, { "conf-scale", 5, run_conf_scale },
                 { "pam", 6, run_pam },       { "floor", 5, run_floor },           { "phases", 7, run_phases },
-                { "floor2", 4, run_floor2 }, { "probe", 5, run_probe },
-                { "burst", 7, run_burst },
+                { "floor2", 4, run_floor2 }, { "probe", 5, run_probe },           { "burst", 7, run_burst },
         };
 
         for (size_t i = 0; argc > 1 && i < sizeof modes / sizeof modes[0]; i++)

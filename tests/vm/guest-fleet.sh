@@ -10,13 +10,10 @@
 #   - a user.slice line reaches user.slice through SetUnitProperties, and goes back to systemd's
 #     own files when the line is gone.
 set -u
-ENV=${CPUSLICE_VM_ENV:?not running under tools/vm/run}
 S=${CPUSLICE_VM_SHARE:-/mnt/share}
-D=/tmp/vmt
 . "$S/guest-lib.sh"
-mkdir -m 1777 -p "$D"
-cd /tmp
-CPUH=/sys/fs/cgroup
+guest_init
+cpu_hierarchy
 SDVER=$(systemctl --version | awk 'NR == 1 { print $2 }')
 SDVER=${SDVER%%[!0-9]*}
 NCPU=$(getconf _NPROCESSORS_ONLN)
@@ -24,17 +21,10 @@ NCPU=$(getconf _NPROCESSORS_ONLN)
 section "facts ($ENV, systemd $SDVER, $(uname -r), $NCPU CPUs)"
 state=$(timeout 60 systemctl is-system-running --wait 2>&1)
 check "PID 1 is systemd, system $state" [ "$(cat /proc/1/comm)" = systemd ]
-[ -f "$CPUH/cgroup.controllers" ] || { bad "this test wants the unified hierarchy"; exit 1; }
+[ "$V" = 2 ] || { bad "this test wants the unified hierarchy"; exit 1; }
 
 section "install (apt, pam-auth-update)"
 install_packages || exit 1
-install -m 644 "$S/session.sh" "$D/session.sh"
-conf() { printf '%s\n' "$@" > /etc/security/cpuslice.conf; chmod 644 /etc/security/cpuslice.conf; }
-login() { # login TAG USER: a held su -l session
-        start "$1" su -l "$2" -c "sh $D/session.sh $1 0"
-        wait_info "$1"
-        go "$1"
-}
 prop() { systemctl show -p "$2" --value "$1"; } # prop UNIT PROPERTY
 wait_file() { # wait_file PATH WANT: systemd realizes properties right after it answers
         local got
@@ -45,7 +35,7 @@ B=$CPUH/user.slice/user-1003.slice
 
 section "CPUQuotaShare=: a share of this VM's $NCPU CPUs"
 conf '* CPUWeight=100' "carol CPUQuotaShare=50% CPUBurst=20ms"
-login f1 carol
+held_login f1 carol
 got=$(wait_file "$B/cpu.max" "$((NCPU * 50000)) 100000")
 check "CPUQuotaShare=50% of $NCPU CPUs: cpu.max $((NCPU * 50000)) 100000 (got '$got')" [ "$got" = "$((NCPU * 50000)) 100000" ]
 slicectl explain carol > "$D/explain" 2>&1
@@ -82,14 +72,14 @@ got=$(cat "$B/cpu.max.burst")
 check "slicectl apply gives the burst again whatever systemd did (got '$got')" [ "$got" = 20000 ]
 stop f1
 systemctl stop user-1003.slice 2> /dev/null
-login f2 carol
+held_login f2 carol
 got=$(wait_file "$B/cpu.max.burst" 20000)
 check "a new login after the slice was stopped writes the burst again (got '$got')" [ "$got" = 20000 ]
 stop f2
 
 section "the user.slice line: the reserve for the system"
 conf '* CPUWeight=100' 'user.slice CPUQuotaShare=90% CPUWeight=80'
-login f3 carol
+held_login f3 carol
 got=$(wait_file "$CPUH/user.slice/cpu.max" "$((NCPU * 90000)) 100000")
 check "user.slice cpu.max $((NCPU * 90000)) 100000 (got '$got')" [ "$got" = "$((NCPU * 90000)) 100000" ]
 got=$(prop user.slice CPUWeight)

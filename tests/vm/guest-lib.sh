@@ -72,6 +72,11 @@ stop() { # stop TAG...: end the sessions and wait for su/runuser/login to close 
                 fi
         done
 }
+held_login() { # held_login TAG USER: a su -l session of USER that holds until `stop TAG`
+        start "$1" su -l "$2" -c "sh $D/session.sh $1 0"
+        wait_info "$1"
+        go "$1"
+}
 info() { sed -n "s/^$2=//p" "$D/$1.info" | head -n1; } # info TAG KEY: a field of the session's info file
 install_packages() { # install_packages [--own-stack]: the built libpam-cpuslice and slicectl from the
         # share's debs/ with apt, as an admin installs them (pam-auth-update then puts the module in

@@ -84,7 +84,10 @@ static const char *penalty_value(const Resolved *res, PenaltyKey k, char *buf, s
         }
 }
 
+/* A user.slice line ranks as a user's line only to compete with its own kind: named for itself. */
 static const char *spec_name(const Rule *r) {
+        if (r->domain.type == DOMAIN_SLICES)
+                return "user.slice";
         return specificity_to_string(domain_specificity(&r->domain));
 }
 
@@ -106,6 +109,29 @@ static void json_rule(JsonOut *j, const RuleSet *rs, const Rule *r) {
         json_string(j, "domain", spec_name(r));
 }
 
+/* A setting's object in explain --json, left open on its "overridden" array: the value, for a
+ * CPUQuotaShare= the share and the CPUs it was resolved on, and the winning line. */
+static void json_setting_open(JsonOut *j, const RuleSet *rs, const Resolved *res, Setting s) {
+        const Rule *w = resolved_holder(res, s);
+        char buf[CPU_FORMAT_MAX], share[SHARE_FORMAT_MAX];
+
+        json_open(j, NULL, '{');
+        json_string(j, "setting", setting_to_string(s));
+        json_string(j, "value", setting_value(res, s, buf));
+        if (s == SETTING_QUOTA) {
+                json_string(j, "share",
+                            resolved_share_format(res, share) ? cpu_quota_format(w->quota_share, buf) : NULL);
+                json_u64(j, "cpus", res->share_cpus);
+        }
+        if (w) {
+                json_open(j, "source", '{');
+                json_rule(j, rs, w);
+                json_close(j, '{');
+        } else
+                json_null(j, "source");
+        json_open(j, "overridden", '[');
+}
+
 /* explain --json: the same answer as the text, one object */
 static int explain_json(const RuleSet *rs, UserIdent *u, const Resolved *res) {
         JsonOut j = { .f = stdout };
@@ -118,25 +144,10 @@ static int explain_json(const RuleSet *rs, UserIdent *u, const Resolved *res) {
         json_open(&j, "settings", '[');
         for (Setting s = 0; s < _SETTING_MAX; s++) {
                 const Rule *w = resolved_holder(res, s);
-                char buf[CPU_FORMAT_MAX], share[SHARE_FORMAT_MAX];
 
                 if (setting_is_spelling(s))
                         continue;
-                json_open(&j, NULL, '{');
-                json_string(&j, "setting", setting_to_string(s));
-                json_string(&j, "value", setting_value(res, s, buf));
-                if (s == SETTING_QUOTA) {
-                        json_string(&j, "share",
-                                    resolved_share_format(res, share) ? cpu_quota_format(w->quota_share, buf) : NULL);
-                        json_u64(&j, "cpus", res->share_cpus);
-                }
-                if (w) {
-                        json_open(&j, "source", '{');
-                        json_rule(&j, rs, w);
-                        json_close(&j, '{');
-                } else
-                        json_null(&j, "source");
-                json_open(&j, "overridden", '[');
+                json_setting_open(&j, rs, res, s);
                 for (size_t i = 0; w && i < rs->n; i++) {
                         const Rule *l = &rs->rules[i];
                         int r;
@@ -213,6 +224,38 @@ static void print_setting_heading(const Resolved *res, Setting s) {
                 print_line(stdout, "%s=%s", setting_to_string(s), setting_value(res, s, buf));
 }
 
+/* A user.slice line other than the winner that gives setting s (or another spelling of it). */
+static bool slices_rival(const Rule *l, const Rule *w, Setting s) {
+        return l != w && l->domain.type == DOMAIN_SLICES && (l->mask & setting_rivals(s));
+}
+
+/* explain --json user.slice: the shape of explain --json USER, "slice" where a user's object has
+ * "user"; no CPUSlice= (a user.slice line refuses it) and no penalty (same). */
+static void explain_slices_json(const RuleSet *rs, const Resolved *res) {
+        JsonOut j = { .f = stdout };
+
+        json_open(&j, NULL, '{');
+        json_string(&j, "slice", "user.slice");
+        json_open(&j, "settings", '[');
+        for (Setting s = SETTING_WEIGHT; s < _SETTING_MAX; s++) {
+                const Rule *w = resolved_holder(res, s);
+
+                if (setting_is_spelling(s))
+                        continue;
+                json_setting_open(&j, rs, res, s);
+                for (size_t i = 0; w && i < rs->n; i++)
+                        if (slices_rival(&rs->rules[i], w, s)) {
+                                json_open(&j, NULL, '{');
+                                json_rule(&j, rs, &rs->rules[i]);
+                                json_close(&j, '{');
+                        }
+                json_close(&j, '[');
+                json_close(&j, '{');
+        }
+        json_close(&j, '[');
+        json_close(&j, '{');
+}
+
 /* explain user.slice: the user.slice lines, the last one per setting winning. */
 static int explain_slices(void) {
         _cleanup_(ruleset_done) RuleSet rs = {};
@@ -223,6 +266,10 @@ static int explain_slices(void) {
         if (r < 0)
                 return r;
         rules_resolve_slices(&rs, &res);
+        if (arg_json) {
+                explain_slices_json(&rs, &res);
+                return 0;
+        }
         printf("user.slice (the cgroup that holds every user slice)\n");
         for (Setting s = SETTING_WEIGHT; s < _SETTING_MAX; s++) {
                 const Rule *w = resolved_holder(&res, s);
@@ -238,7 +285,7 @@ static int explain_slices(void) {
                 for (size_t i = 0; i < rs.n; i++) {
                         const Rule *l = &rs.rules[i];
 
-                        if (l != w && l->domain.type == DOMAIN_SLICES && (l->mask & setting_rivals(s)))
+                        if (slices_rival(l, w, s))
                                 print_loser(&rs, l, w);
                 }
         }
@@ -253,7 +300,7 @@ int verb_explain(int argc, char **argv) {
         Resolved res;
         int r;
 
-        if (argc == 2 && strcmp(argv[1], "user.slice") == 0 && !arg_json)
+        if (argc == 2 && strcmp(argv[1], "user.slice") == 0)
                 return explain_slices();
         r = resolve_one_user("explain", argc, argv, &u, &rs, &res);
         if (r < 0)

@@ -8,8 +8,10 @@
 #include "cpu-count.h"
 #include "macro.h"
 #include "parse-util.h"
+#include "read-file.h"
 
-#define CPU_ID_MAX 65535u /* far above NR_CPUS: a bigger id is not a CPU list */
+#define CPU_ID_MAX 65535u  /* far above NR_CPUS: a bigger id is not a CPU list */
+#define CPU_LIST_MAX 4096u /* the kernel prints a cpumask list into one page */
 
 static int parse_id(const char *s, const char **end, unsigned *ret) {
         char *e;
@@ -53,16 +55,15 @@ int cpu_list_count(const char *s, unsigned *ret) {
 
 int cpus_online(unsigned *ret) {
         _cleanup_close_ int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        char buf[4096];
-        ssize_t k;
+        _cleanup_free_ char *text = NULL;
+        int r;
 
         if (fd < 0)
                 return negative_errno();
-        k = read(fd, buf, sizeof buf - 1);
-        if (k < 0)
-                return negative_errno();
-        buf[k] = '\0';
-        return cpu_list_count(buf, ret);
+        r = read_full_fd(fd, CPU_LIST_MAX, NULL, &text, NULL);
+        if (r < 0)
+                return r;
+        return cpu_list_count(text, ret);
 }
 
 /* The v2 hierarchy of the layout, where cpusets are (a v1 cpuset is not looked at). */

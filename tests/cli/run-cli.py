@@ -947,6 +947,38 @@ def case_slices_line():
         t.cleanup()
 
 
+def case_explain_slices_json():
+    """explain --json user.slice: the user.slice lines per setting, as explain --json USER gives a user's."""
+    t = standard_tree("unified")
+    try:
+        t.write("user.slice/cpuset.cpus.effective", "0-5\n")
+        t.config("user.slice CPUQuotaShare=50% CPUWeight=50\n", "50-slices.conf")
+        t.config("user.slice CPUWeight=20\nalice CPUWeight=300\n", "60-slices.conf")
+        first, later = (os.path.join(t.confdir, f) for f in ("50-slices.conf", "60-slices.conf"))
+        p = run(t, "--json", "explain", "user.slice")
+        check(p.stderr == "", "stderr: %r" % p.stderr)
+        doc = json.loads(p.stdout)
+        check(doc["slice"] == "user.slice" and "user" not in doc and "penalty" not in doc, "keys: %r" % doc)
+        got = {x["setting"]: x for x in doc["settings"]}
+        check(sorted(got) == ["CPUBurst", "CPUQuota", "CPUQuotaPeriodSec", "CPUWeight"], "settings: %r" % sorted(got))
+        w = got["CPUWeight"]
+        check(w["value"] == "20" and w["source"] == {"file": later, "line": 1, "rule": "user.slice CPUWeight=20",
+                                                     "domain": "user.slice"} and
+              [(o["file"], o["line"], o["rule"]) for o in w["overridden"]] ==
+              [(first, 1, "user.slice CPUQuotaShare=50% CPUWeight=50")], "CPUWeight: %r" % w)
+        q = got["CPUQuota"]
+        check(q["value"] == "300%" and q["share"] == "50%" and q["cpus"] == 6 and q["source"]["file"] == first and
+              q["source"]["rule"] == "user.slice CPUQuotaShare=50% CPUWeight=50" and q["overridden"] == [],
+              "CPUQuota: %r" % q)
+        check(got["CPUBurst"]["source"] is None and got["CPUBurst"]["overridden"] == [], "default: %r" % got["CPUBurst"])
+        # a user's explain --json keeps its own shape beside it
+        doc = json.loads(run(t, "--json", "explain", "alice").stdout)
+        check(doc["user"] == "alice" and "slice" not in doc, "explain alice --json: %r" % doc)
+        one_line_error(run(t, "--json", "explain", "user.slice", "alice", rc=1), "takes one USER or UID")
+    finally:
+        t.cleanup()
+
+
 def case_slices_line_systemd():
     """On systemd the user.slice line goes to user.slice through SetUnitProperties, and back when gone."""
     t = standard_tree("unified")

@@ -72,6 +72,11 @@ stop() { # stop TAG...: end the sessions and wait for su/runuser/login to close 
                 fi
         done
 }
+held_login() { # held_login TAG USER: a su -l session of USER that holds until `stop TAG`
+        start "$1" su -l "$2" -c "sh $D/session.sh $1 0"
+        wait_info "$1"
+        go "$1"
+}
 info() { sed -n "s/^$2=//p" "$D/$1.info" | head -n1; } # info TAG KEY: a field of the session's info file
 install_packages() { # install_packages [--own-stack]: the built libpam-cpuslice and slicectl from the
         # share's debs/ with apt, as an admin installs them (pam-auth-update then puts the module in
@@ -137,9 +142,10 @@ cpu_hierarchy() { # V (1 or 2) and CPUH, the mount of the hierarchy that has the
 conf() { printf '%s\n' "$@" > /etc/security/cpuslice.conf; chmod 644 /etc/security/cpuslice.conf; }
 quota_of() { systemctl show -p CPUQuotaPerSecUSec --value "user-$1.slice"; }
 weight_of() { systemctl show -p CPUWeight --value "user-$1.slice"; }
-cpu_max() { # UID -> the slice's quota in the kernel as v2's cpu.max has it ("20000 100000", "max
-        # 100000"), on v1 from cpu.cfs_quota_us and cpu.cfs_period_us; nothing without the slice
-        local d=$CPUH/user.slice/user-$1.slice q p
+cpu_max() { cpu_max_at "$CPUH/user.slice/user-$1.slice"; } # UID -> cpu_max_at of the user's slice
+cpu_max_at() { # DIR -> the cgroup's quota in the kernel as v2's cpu.max has it ("20000 100000", "max
+        # 100000"), on v1 from cpu.cfs_quota_us and cpu.cfs_period_us; nothing without the cgroup
+        local d=$1 q p
         if [ "$V" = 2 ]; then
                 cat "$d/cpu.max" 2> /dev/null
                 return 0

@@ -29,7 +29,6 @@
 #include "rules.h"
 #include "slice-target.h"
 #include "time-util.h"
-#include "trusted-path.h"
 #include "user.h"
 
 #define SESSION_DATA "pam_cpuslice.session"
@@ -158,43 +157,12 @@ static int resolve_settings(Login *l) {
         return PAM_SUCCESS;
 }
 
-/* The plugin is code run as root in every su and sudo: refuse it unless it and its directory are
- * root's and writable by no one else (as for the config). The checked file itself is what is
- * loaded, through its fd: nothing can be swapped in between. PAM_SUCCESS with the fd in *ret_fd, or
- * fail()'s answer. */
-static int open_plugin(Login *l, const char *path, int *ret_fd) {
-        _cleanup_close_ int dfd = -EBADF, fd = -EBADF;
-        char dir[PATH_MAX], why[128], esc[PATH_MAX * 4];
-        const char *slash = strrchr(path, '/'), *what = dir;
-        int r;
-
-        snprintf(dir, sizeof dir, "%.*s", slash ? (int) (slash - path) : 1, slash ? path : ".");
-        dfd = open(slash == path ? "/" : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        r = dfd < 0 ? -errno : trusted_fd_check(dfd, S_IFDIR, why, sizeof why);
-        if (r >= 0) {
-                what = path;
-                fd = openat(dfd, slash ? slash + 1 : path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-                r = fd < 0 ? -errno : trusted_fd_check(fd, S_IFREG, why, sizeof why);
-                if (r == -ELOOP)
-                        snprintf(why, sizeof why, "a symlink");
-        }
-        if (r == -EPERM || r == -ELOOP)
-                return fail(l, "%s is %s; the systemd backend is not loaded from it",
-                            escape_for_log(what, sizeof dir, esc, sizeof esc), why);
-        if (r < 0)
-                return fail(l, "cannot open %s: %s", escape_for_log(what, sizeof dir, esc, sizeof esc), strerror(-r));
-        *ret_fd = TAKE_FD(fd);
-        return PAM_SUCCESS;
-}
-
-/* The plugin beside this module's own file; closed again by the caller (no state between logins). */
+/* The plugin beside this module's own file, checked as systemd_plugin_open() says; closed again by
+ * the caller (no state between logins). */
 static int load_plugin(Login *l, void **ret_handle, const SystemdPlugin **ret) {
-        _cleanup_close_ int fd = -EBADF;
         Dl_info info = {};
-        char path[PATH_MAX], byfd[64], *slash;
-        const SystemdPlugin *p;
-        void *h;
-        int r;
+        char path[PATH_MAX], *slash;
+        CsError e = {};
 
         if (!dladdr((void *) pam_sm_open_session, &info) || !info.dli_fname)
                 return fail(l, "cannot find the module's own path to load %s", SYSTEMD_PLUGIN_NAME);
@@ -202,20 +170,8 @@ static int load_plugin(Login *l, void **ret_handle, const SystemdPlugin **ret) {
         slash = strrchr(path, '/');
         snprintf(slash ? slash + 1 : path, sizeof path - (size_t) (slash ? slash + 1 - path : 0), "%s",
                  SYSTEMD_PLUGIN_NAME);
-        r = open_plugin(l, path, &fd);
-        if (r != PAM_SUCCESS)
-                return r;
-        snprintf(byfd, sizeof byfd, "/proc/self/fd/%d", fd);
-        h = dlopen(byfd, RTLD_NOW | RTLD_LOCAL);
-        if (!h)
-                return fail(l, "cannot load the systemd backend: %s", dlerror());
-        p = dlsym(h, SYSTEMD_PLUGIN_SYMBOL);
-        if (!p || p->abi != SYSTEMD_PLUGIN_ABI) {
-                dlclose(h);
-                return fail(l, "%s is not the systemd backend of this module version", path);
-        }
-        *ret_handle = h;
-        *ret = p;
+        if (systemd_plugin_open(path, ret_handle, ret, &e) < 0)
+                return fail(l, "%s", e.msg);
         return PAM_SUCCESS;
 }
 

@@ -9,6 +9,7 @@
 #include "applied-record.h"
 #include "backend.h"
 #include "output.h"
+#include "plugin.h"
 
 static int cg_read_all(SliceBackend *b, SliceReadFlags flags, SliceList *ret, CsError *e) {
         return slice_read_all(&b->cgfs, flags, ret, e);
@@ -34,13 +35,17 @@ static int cg_update(SliceBackend *b, uid_t uid, const Resolved *res, CsError *e
 static int sd_update(SliceBackend *b, uid_t uid, const Resolved *res, CsError *e) {
         BusSliceSettings s = slice_target_bus_settings(res);
         bool burst = res->source[SETTING_BURST] != NULL; /* only what the config gives is ours */
+        const SystemdPlugin *plugin;
         CpuKernelValues k;
         int r;
 
+        r = slicectl_plugin(&plugin, e);
+        if (r < 0)
+                return r;
         cpu_limits_to_kernel(&res->limits, &k);
         if (burst && (r = cgfs_write_burst(&b->cgfs, uid, &k, true, e)) < 0 && r != -ENOENT)
                 return r;
-        r = bus_apply_slice(uid, &s, &b->bus, BUS_TIMEOUT_DEFAULT_USEC, &b->last_apply, e);
+        r = plugin->apply_slice(uid, &s, &b->bus, BUS_TIMEOUT_DEFAULT_USEC, &b->last_apply, e);
         if (r >= 0 && burst)
                 r = cgfs_write_burst(&b->cgfs, uid, &k, false, e);
         return r == -ENOENT ? 0 : r;
@@ -49,8 +54,13 @@ static int sd_update(SliceBackend *b, uid_t uid, const Resolved *res, CsError *e
 /* No settings given: every property the record says is ours goes back to systemd's own files. */
 static int sd_reset(SliceBackend *b, uid_t uid, CsError *e) {
         const BusSliceSettings none = {};
+        const SystemdPlugin *plugin;
+        int r;
 
-        return bus_apply_slice(uid, &none, &b->bus, BUS_TIMEOUT_DEFAULT_USEC, &b->last_apply, e);
+        r = slicectl_plugin(&plugin, e);
+        if (r < 0)
+                return r;
+        return plugin->apply_slice(uid, &none, &b->bus, BUS_TIMEOUT_DEFAULT_USEC, &b->last_apply, e);
 }
 
 static int cg_reset(SliceBackend *b, uid_t uid, CsError *e) {
@@ -130,13 +140,15 @@ static void print_bus_value(const char *name, uint64_t v, uint64_t unset_value, 
 }
 
 void backend_print_manager_view(const SliceBackend *b, uid_t uid) {
+        const SystemdPlugin *plugin;
         BusSliceView v = {};
         CsError e = {};
 
         if (!b->systemd)
                 return;
         printf("\nsystemd (writes this slice):\n");
-        if (bus_read_slice(uid, &b->bus, BUS_TIMEOUT_DEFAULT_USEC, &v, &e) < 0) {
+        if (slicectl_plugin(&plugin, &e) < 0 ||
+            plugin->read_slice(uid, &b->bus, BUS_TIMEOUT_DEFAULT_USEC, &v, &e) < 0) {
                 print_line(stdout, "  not available: %s", e.msg);
                 return;
         }
@@ -152,7 +164,7 @@ void backend_print_manager_view(const SliceBackend *b, uid_t uid) {
                 print_line(stdout, "    %s", v.drop_in_paths[i]);
         if (v.n_drop_in_paths == 0)
                 printf("    none\n");
-        bus_slice_view_done(&v);
+        plugin->slice_view_done(&v);
 }
 
 /* Setting ↔ BusProp: the module's settings after CPUSlice= are systemd's three properties, and

@@ -11,11 +11,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <utmpx.h>
-#include <systemd/sd-login.h>
 
 #include "escape.h"
 #include "format.h"
 #include "penalty-notify.h"
+#include "plugin.h"
 #include "proc-stat.h"
 #include "slicectl-util.h"
 #include "strv.h"
@@ -60,17 +60,19 @@ static void add_tty(char ***ttys, size_t *n, const char *line) {
                 (void) strv_consume(ttys, n, copy);
 }
 
-/* The user's terminals: logind's sessions (trixie and later keep no utmp), and utmp's entries
- * (hosts without systemd, and older ones). */
+/* The user's terminals: logind's sessions (trixie and later keep no utmp), through sd-login in the
+ * plugin (without it, no logind sessions are looked at), and utmp's entries (hosts without
+ * systemd, and older ones). */
 static void user_ttys(const UserIdent *u, char ***ttys, size_t *n) {
         _cleanup_strv_free_ char **sessions = NULL;
+        const SystemdPlugin *plugin;
         struct utmpx *ut;
 
-        if (sd_uid_get_sessions(u->uid, 0, &sessions) > 0)
+        if (slicectl_plugin(&plugin, NULL) >= 0 && plugin->uid_get_sessions(u->uid, 0, &sessions) > 0)
                 for (size_t i = 0; sessions[i]; i++) {
                         _cleanup_free_ char *tty = NULL;
 
-                        if (sd_session_get_tty(sessions[i], &tty) >= 0)
+                        if (plugin->session_get_tty(sessions[i], &tty) >= 0)
                                 add_tty(ttys, n, startswith_dev(tty));
                 }
         setutxent();

@@ -11,6 +11,10 @@
 #include "slicectl-util.h"
 #include "time-util.h"
 
+/* From this many slices on, the names come from one enumeration of the users (user_table_load())
+ * rather than a lookup each: below it, an enumeration of a large directory would cost more. */
+#define ROWS_USER_TABLE_MIN 64
+
 uint64_t row_weight(bool v2, const SliceInfo *info, const Resolved *res) {
         if (info->idle)
                 return CPU_WEIGHT_IDLE;
@@ -76,11 +80,11 @@ static int sample(Sampler *s, Rows *rows, uint64_t t) {
         return 0; /* rows come sorted by uid: so is cur */
 }
 
-static int fill_row(Rows *rows, SliceRow *row, bool v2) {
+static int fill_row(Rows *rows, const UserTable *users, SliceRow *row, bool v2) {
         UserIdent u = {};
         int r;
 
-        r = ident_for_uid(row->info.uid, &u);
+        r = ident_for_uid_in(users, row->info.uid, &u);
         if (r < 0)
                 return r;
         row->user = TAKE_PTR(u.name);
@@ -100,6 +104,7 @@ static int fill_row(Rows *rows, SliceRow *row, bool v2) {
 }
 
 int rows_collect(SliceBackend *b, Sampler *s, const ConfPaths *conf, SliceReadFlags flags, Rows *ret, CsError *e) {
+        _cleanup_(user_table_done) UserTable users = {};
         Rows rows = {};
         SliceList l = {};
         uint64_t t0, t1;
@@ -125,11 +130,14 @@ int rows_collect(SliceBackend *b, Sampler *s, const ConfPaths *conf, SliceReadFl
                 ruleset_done(&rows.rules);
                 return -ENOMEM;
         }
+        /* a failed enumeration leaves the table empty: each uid is then looked up alone */
+        if (l.n >= ROWS_USER_TABLE_MIN)
+                (void) user_table_load(&users);
         for (size_t i = 0; i < l.n; i++) {
                 rows.rows[i].info = l.slices[i];
                 l.slices[i] = (SliceInfo) {};
                 rows.n++;
-                r = fill_row(&rows, &rows.rows[i], b->v2);
+                r = fill_row(&rows, &users, &rows.rows[i], b->v2);
                 if (r < 0)
                         goto fail;
         }

@@ -124,11 +124,15 @@ int backend_open_as_root(SliceBackend *ret, const char *verb, const char *what) 
 }
 
 int ident_for_uid(uid_t uid, UserIdent *ret) {
+        return ident_for_uid_in(NULL, uid, ret);
+}
+
+int ident_for_uid_in(const UserTable *t, uid_t uid, UserIdent *ret) {
         static const char *const none[] = { NULL };
         UserIdent u = { .uid = uid, .gid = (gid_t) -1 };
         int r;
 
-        r = user_lookup_uid(uid, ret);
+        r = user_table_lookup_uid(t, uid, ret);
         if (r != -ENOENT)
                 return r;
         if (asprintf(&u.name, "%u", (unsigned) uid) < 0)

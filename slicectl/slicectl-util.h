@@ -51,6 +51,8 @@ int resolve_user_arg(const char *arg, bool allow_unknown_uid, UserIdent *ret);
 int resolve_one_user(const char *verb, int argc, char **argv, UserIdent *u, RuleSet *rs, Resolved *res);
 /* A uid from a slice: NSS's answer, or an ident named by the number with no groups. */
 int ident_for_uid(uid_t uid, UserIdent *ret);
+/* The same with the users of t (user_table_load()) first; t NULL: NSS alone. */
+int ident_for_uid_in(const UserTable *t, uid_t uid, UserIdent *ret);
 /* An active penalty's cap over res, as a login gives it (penalty-cap.h); a refused state is a
  * warning and leaves res as the config gave it. */
 void penalty_cap_or_warn(const UserIdent *u, Resolved *res);

@@ -78,6 +78,14 @@ int cgfs_dir_stat(int fd, CgfsDirStat *ret);
  * does. */
 int cgfs_open_child_to_read(Cgfs *c, int parent_fd, const CgfsDirStat *parent, const char *name, CgfsDirStat *ret,
                             CsError *e);
+/* The readers' shortcut past cgfs_open_child_to_read(): control file `file` of child `name` of
+ * parent_fd (opened and checked as above), read into b in one openat2() of "name/file" with
+ * RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS|RESOLVE_NO_XDEV, which refuses a symlink in either component
+ * and anything mounted over either: the cases the child's own open, statx and cgroupfs check
+ * are there for. -EOPNOTSUPP when it cannot say (no openat2, a test's CgfsOps, or a mount or a
+ * symlink in the way, which cgfs_open_child_to_read() judges); -ENOENT when the child or the
+ * file is absent; else as cgfs_read_file_buf(). */
+int cgfs_read_child_file_buf(Cgfs *c, int parent_fd, const char *name, const char *file, ReadBuf *b);
 /* Opens the cgroup holding the user slices (h: the layout's cpu or acct hierarchy); -ENOENT if none. */
 int cgfs_open_user_slice_root(Cgfs *c, const CgroupHierarchy *h, CsError *e);
 /* Reads a whole control file (at most 4 MiB) below dirfd, NUL-terminated. */

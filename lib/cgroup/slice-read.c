@@ -41,70 +41,117 @@ static void reader_done(Reader *rd) {
         read_buf_done(&rd->buf);
 }
 
+/* A slice's directory in one hierarchy, opened only when a file cannot be read past it: a pass
+ * over many slices reads each control file with one openat2() from the slices' cgroup
+ * (cgfs_read_child_file_buf()) instead of an open, a statx and a close of the directory too. */
+typedef struct SliceDir {
+        int parent; /* -EBADF: nothing to read in this hierarchy */
+        const CgfsDirStat *parent_st;
+        const char *name;
+        int fd;         /* -EBADF until opened */
+        CgfsDirStat st; /* with fd */
+        int error;      /* < 0: it could not be opened (cgfs_open_child_to_read()) */
+} SliceDir;
+
+#define SLICE_DIR_NONE ((SliceDir) { .parent = -EBADF, .fd = -EBADF })
+
+static SliceDir slice_dir(int parent, const CgfsDirStat *parent_st, const char *name) {
+        return (SliceDir) { .parent = parent, .parent_st = parent_st, .name = name, .fd = -EBADF };
+}
+
+static void slice_dir_done(SliceDir *d) {
+        closep(&d->fd);
+}
+
+static int slice_dir_open(Reader *rd, SliceDir *d) {
+        int fd;
+
+        if (d->fd >= 0 || d->error < 0)
+                return d->error;
+        if (d->parent < 0)
+                return d->error = -EBADF;
+        fd = cgfs_open_child_to_read(rd->c, d->parent, d->parent_st, d->name, &d->st, NULL);
+        if (fd < 0)
+                return d->error = fd;
+        d->fd = fd;
+        return 0;
+}
+
 /* A control file the kernel may not offer here: absent (NULL) rather than an error. The text is
  * rd's buffer: valid until the next read. */
-static const char *read_optional(Reader *rd, int dirfd, const char *name) {
-        if (dirfd < 0 || cgfs_read_file_buf(rd->c, dirfd, name, &rd->buf, NULL) < 0)
+static const char *read_optional(Reader *rd, SliceDir *d, const char *name) {
+        int r;
+
+        if (d->fd < 0 && d->error == 0 && d->parent >= 0) {
+                r = cgfs_read_child_file_buf(rd->c, d->parent, d->name, name, &rd->buf);
+                if (r >= 0)
+                        return rd->buf.buf;
+                /* -ENOENT: the file is not offered, or the slice is gone, which only its
+                 * directory tells apart (a vanished slice is not listed) */
+                if (r != -EOPNOTSUPP && r != -ENOENT)
+                        return NULL;
+        }
+        if (slice_dir_open(rd, d) < 0 || cgfs_read_file_buf(rd->c, d->fd, name, &rd->buf, NULL) < 0)
                 return NULL;
         return rd->buf.buf;
 }
 
-static void read_u64(Reader *rd, int dirfd, const char *name, uint64_t *ret) {
-        const char *text = read_optional(rd, dirfd, name);
+static void read_u64(Reader *rd, SliceDir *d, const char *name, uint64_t *ret) {
+        const char *text = read_optional(rd, d, name);
 
         if (!text || cgstat_parse_u64(text, ret) < 0)
                 *ret = CGSTAT_NONE;
 }
 
-static void read_quota(Reader *rd, int fd, SliceInfo *s) {
+static void read_quota(Reader *rd, SliceDir *d, SliceInfo *s) {
         const char *text;
 
         if (rd->c->layout.cpu.v2) {
-                text = read_optional(rd, fd, "cpu.max");
+                text = read_optional(rd, d, "cpu.max");
                 s->have_quota = text && cpu_max_parse(text, &s->quota_usec, &s->period_usec) >= 0;
                 if (!s->have_quota)
                         s->quota_usec = s->period_usec = CGSTAT_NONE;
                 return;
         }
         if (rd->flags & SLICE_READ_SETTINGS)
-                read_u64(rd, fd, "cpu.cfs_period_us", &s->period_usec);
+                read_u64(rd, d, "cpu.cfs_period_us", &s->period_usec);
         else
                 s->period_usec = CGSTAT_NONE;
-        text = read_optional(rd, fd, "cpu.cfs_quota_us");
+        text = read_optional(rd, d, "cpu.cfs_quota_us");
         s->have_quota = text && cgstat_parse_cfs_quota(text, &s->quota_usec) >= 0;
 }
 
-static void read_cpu_settings(Reader *rd, int fd, SliceInfo *s) {
+static void read_cpu_settings(Reader *rd, SliceDir *d, SliceInfo *s) {
         uint64_t idle;
 
         if (rd->flags & SLICE_READ_SETTINGS) {
-                read_u64(rd, fd, "cpu.idle", &idle);
+                read_u64(rd, d, "cpu.idle", &idle);
                 s->idle = idle == 1;
-                read_u64(rd, fd, rd->c->layout.cpu.v2 ? "cpu.weight" : "cpu.shares",
+                read_u64(rd, d, rd->c->layout.cpu.v2 ? "cpu.weight" : "cpu.shares",
                          rd->c->layout.cpu.v2 ? &s->weight : &s->shares);
-                read_u64(rd, fd, rd->c->layout.cpu.v2 ? "cpu.max.burst" : "cpu.cfs_burst_us", &s->burst_usec);
+                read_u64(rd, d, rd->c->layout.cpu.v2 ? "cpu.max.burst" : "cpu.cfs_burst_us", &s->burst_usec);
         }
         if (rd->flags & SLICE_READ_QUOTA)
-                read_quota(rd, fd, s);
+                read_quota(rd, d, s);
 }
 
 /* usage from a v2 cpu.stat or a v1 cpuacct.usage, whichever this hierarchy has */
-static uint64_t read_usage(Reader *rd, int fd, bool v2) {
+static uint64_t read_usage(Reader *rd, SliceDir *d, bool v2) {
         const char *text;
         uint64_t usec;
         CpuStat st;
 
         if (v2) {
-                text = read_optional(rd, fd, "cpu.stat");
+                text = read_optional(rd, d, "cpu.stat");
                 return text && cgstat_parse_cpu_stat(text, &st) >= 0 ? st.usage_usec : CGSTAT_NONE;
         }
-        text = read_optional(rd, fd, "cpuacct.usage");
+        text = read_optional(rd, d, "cpuacct.usage");
         return text && cgstat_parse_cpuacct_usage(text, &usec) >= 0 ? usec : CGSTAT_NONE;
 }
 
 /* cpu.pressure's "some" line: avg10 (< 0 without PSI) and total (CGSTAT_NONE without PSI) */
-static void read_pressure(Reader *rd, int fd, SliceInfo *s) {
-        const char *text = read_optional(rd, fd, "cpu.pressure");
+static void read_pressure(Reader *rd, SliceDir *d, SliceInfo *s) {
+        const char *text = read_optional(rd, d, "cpu.pressure");
 
         if (!text || cgstat_parse_pressure(text, &s->pressure) < 0)
                 s->pressure = -1.0;
@@ -114,43 +161,43 @@ static void read_pressure(Reader *rd, int fd, SliceInfo *s) {
 
 /* Usage from the accounting hierarchy when there is one, else from the cpu hierarchy's cpu.stat
  * (v2) or cpuacct.usage (v1, co-mounted); throttling from the cpu hierarchy's cpu.stat. */
-static void read_stats(Reader *rd, int cpu_fd, int acct_fd, SliceInfo *s) {
+static void read_stats(Reader *rd, SliceDir *cpu_dir, SliceDir *acct_dir, SliceInfo *s) {
         const CgroupLayout *l = &rd->c->layout;
         const char *text;
         CpuStat acct;
 
         s->stat = CPU_STAT_NONE;
         if ((rd->flags & SLICE_READ_STATS) || (l->cpu.v2 && !l->acct.path)) {
-                text = read_optional(rd, cpu_fd, "cpu.stat");
+                text = read_optional(rd, cpu_dir, "cpu.stat");
                 if (!text || cgstat_parse_cpu_stat(text, &s->stat) < 0)
                         s->stat = CPU_STAT_NONE;
         }
         if (l->acct.path) {
                 s->stat.usage_usec = s->stat.user_usec = s->stat.system_usec = CGSTAT_NONE;
-                if (l->acct.v2 && (text = read_optional(rd, acct_fd, "cpu.stat")) &&
+                if (l->acct.v2 && (text = read_optional(rd, acct_dir, "cpu.stat")) &&
                     cgstat_parse_cpu_stat(text, &acct) >= 0) {
                         s->stat.usage_usec = acct.usage_usec;
                         s->stat.user_usec = acct.user_usec;
                         s->stat.system_usec = acct.system_usec;
                 } else if (!l->acct.v2)
-                        s->stat.usage_usec = read_usage(rd, acct_fd, false);
+                        s->stat.usage_usec = read_usage(rd, acct_dir, false);
         } else if (!l->cpu.v2)
-                s->stat.usage_usec = read_usage(rd, cpu_fd, false); /* co-mounted cpu,cpuacct */
+                s->stat.usage_usec = read_usage(rd, cpu_dir, false); /* co-mounted cpu,cpuacct */
 }
 
-static void read_stats_and_pressure(Reader *rd, int cpu_fd, int acct_fd, SliceInfo *s) {
+static void read_stats_and_pressure(Reader *rd, SliceDir *cpu_dir, SliceDir *acct_dir, SliceInfo *s) {
         const CgroupLayout *l = &rd->c->layout;
 
         if (rd->flags & SLICE_READ_USAGE)
-                read_stats(rd, cpu_fd, acct_fd, s);
+                read_stats(rd, cpu_dir, acct_dir, s);
         if (!(rd->flags & SLICE_READ_PRESSURE))
                 return;
         if (l->cpu.v2)
-                read_pressure(rd, cpu_fd, s);
+                read_pressure(rd, cpu_dir, s);
         else if (l->acct.path && l->acct.v2)
-                read_pressure(rd, acct_fd, s);
+                read_pressure(rd, acct_dir, s);
         else
-                read_pressure(rd, -EBADF, s);
+                read_pressure(rd, &SLICE_DIR_NONE, s);
 }
 
 static void read_comm(pid_t pid, char **ret) {
@@ -278,14 +325,15 @@ static bool need_acct(const Reader *rd) {
                ((rd->flags & SLICE_READ_USAGE) || ((rd->flags & SLICE_READ_PRESSURE) && !l->cpu.v2 && l->acct.v2));
 }
 
-/* One slice: cpu_fd is its directory in the cpu hierarchy (st its cgfs_dir_stat()). */
-static int read_slice(Reader *rd, int cpu_fd, const CgfsDirStat *st, uid_t uid, SliceInfo *ret) {
-        _cleanup_close_ int acct_fd = -EBADF;
-        char name[SLICE_NAME_MAX];
-        SliceInfo s = {
-                .uid = uid, .owner = st->uid, .weight = CGSTAT_NONE, .shares = CGSTAT_NONE, .burst_usec = CGSTAT_NONE
-        };
-        CgfsDirStat ast;
+/* One slice: cpu is its directory in the cpu hierarchy. Its owner is read where the directory is
+ * opened anyway: for its scopes. */
+static int read_slice(Reader *rd, SliceDir *cpu, uid_t uid, SliceInfo *ret) {
+        _cleanup_(slice_dir_done) SliceDir acct = SLICE_DIR_NONE;
+        SliceInfo s = { .uid = uid,
+                        .owner = (uid_t) -1,
+                        .weight = CGSTAT_NONE,
+                        .shares = CGSTAT_NONE,
+                        .burst_usec = CGSTAT_NONE };
         int r;
 
         if (!(rd->flags & SLICE_READ_QUOTA))
@@ -296,14 +344,17 @@ static int read_slice(Reader *rd, int cpu_fd, const CgfsDirStat *st, uid_t uid, 
                 s.pressure = -1.0;
                 s.pressure_total_usec = CGSTAT_NONE;
         }
-        if (need_acct(rd)) {
-                slice_name(uid, name);
-                acct_fd = cgfs_open_child_to_read(rd->c, rd->acct_root, &rd->acct_root_st, name, &ast, NULL);
-        }
-        read_cpu_settings(rd, cpu_fd, &s);
-        read_stats_and_pressure(rd, cpu_fd, acct_fd, &s);
+        if ((rd->flags & SLICE_READ_SCOPE_COUNT) && (r = slice_dir_open(rd, cpu)) < 0)
+                return r;
+        if (need_acct(rd))
+                acct = slice_dir(rd->acct_root, &rd->acct_root_st, cpu->name);
+        read_cpu_settings(rd, cpu, &s);
+        read_stats_and_pressure(rd, cpu, &acct, &s);
+        if (cpu->error < 0)
+                return cpu->error; /* as if it had been opened first: skipped, or gone */
         if (rd->flags & SLICE_READ_SCOPE_COUNT) {
-                r = read_scopes(rd->c, cpu_fd, rd->flags, &s);
+                s.owner = cpu->st.uid;
+                r = read_scopes(rd->c, cpu->fd, rd->flags, &s);
                 if (r < 0) {
                         slice_info_done(&s);
                         return r;
@@ -381,7 +432,7 @@ static bool slice_vanished(int r) {
 /* Calls f for each user-UID.slice directory below root (root_st: its cgfs_dir_stat()). An entry with a
  * slice's name that cannot be opened or read goes to skipped (when given) and the walk goes on;
  * only running out of memory or failing to read root itself ends it. */
-typedef int (*SliceVisitor)(Reader *rd, int slice_fd, const CgfsDirStat *st, uid_t uid, void *userdata);
+typedef int (*SliceVisitor)(Reader *rd, SliceDir *slice, uid_t uid, void *userdata);
 
 typedef struct WalkState {
         Reader *rd;
@@ -395,8 +446,7 @@ typedef struct WalkState {
 
 static int visit_entry(const char *name, unsigned char type, void *userdata) {
         WalkState *w = userdata;
-        _cleanup_close_ int sfd = -EBADF;
-        CgfsDirStat st;
+        _cleanup_(slice_dir_done) SliceDir d = slice_dir(w->root, w->root_st, name);
         uid_t uid;
         int r;
 
@@ -404,11 +454,8 @@ static int visit_entry(const char *name, unsigned char type, void *userdata) {
                 return 0;
         if (type != DT_DIR && type != DT_UNKNOWN)
                 r = -ENOTDIR;
-        else {
-                r = sfd = cgfs_open_child_to_read(w->rd->c, w->root, w->root_st, name, &st, NULL);
-                if (sfd >= 0)
-                        r = w->f(w->rd, sfd, &st, uid, w->userdata);
-        }
+        else
+                r = w->f(w->rd, &d, uid, w->userdata);
         if (r == -ENOMEM)
                 return r;
         if (r >= 0 || slice_vanished(r))
@@ -436,14 +483,14 @@ typedef struct AllState {
         size_t cap;
 } AllState;
 
-static int visit_all(Reader *rd, int slice_fd, const CgfsDirStat *st, uid_t uid, void *userdata) {
+static int visit_all(Reader *rd, SliceDir *slice, uid_t uid, void *userdata) {
         AllState *a = userdata;
         SliceList *l = a->list;
         int r;
 
         if (!GREEDY_REALLOC(l->slices, a->cap, l->n + 1))
                 return -ENOMEM;
-        r = read_slice(rd, slice_fd, st, uid, &l->slices[l->n]);
+        r = read_slice(rd, slice, uid, &l->slices[l->n]);
         if (r < 0)
                 return r;
         l->n++;
@@ -479,20 +526,20 @@ int slice_read_all(Cgfs *c, SliceReadFlags flags, SliceList *ret, CsError *e) {
 
 int slice_read_one(Cgfs *c, uid_t uid, SliceReadFlags flags, SliceInfo *ret, CsError *e) {
         _cleanup_(reader_done) Reader rd = { .c = c, .flags = flags_normalize(flags), .acct_root = -EBADF };
-        _cleanup_close_ int cpu_root = -EBADF, fd = -EBADF;
+        _cleanup_close_ int cpu_root = -EBADF;
+        _cleanup_(slice_dir_done) SliceDir d = SLICE_DIR_NONE;
         char name[SLICE_NAME_MAX];
-        CgfsDirStat root_st, st;
+        CgfsDirStat root_st;
         int r;
 
         r = open_roots(&rd, &cpu_root, &root_st, e);
         if (r < 0)
                 return r;
         slice_name(uid, name);
-        fd = cgfs_open_child_to_read(c, cpu_root, &root_st, name, &st, NULL);
-        if (fd >= 0)
-                r = read_slice(&rd, fd, &st, uid, ret);
-        else
-                r = fd;
+        d = slice_dir(cpu_root, &root_st, name);
+        r = slice_dir_open(&rd, &d);
+        if (r >= 0)
+                r = read_slice(&rd, &d, uid, ret);
         closep(&rd.acct_root);
         if (slice_vanished(r))
                 return -ENOENT;
@@ -507,12 +554,15 @@ typedef struct UsageState {
         bool v2;
 } UsageState;
 
-static int visit_usage(Reader *rd, int slice_fd, const CgfsDirStat *st, uid_t uid, void *userdata) {
+static int visit_usage(Reader *rd, SliceDir *slice, uid_t uid, void *userdata) {
         UsageState *u = userdata;
+        uint64_t usec = read_usage(rd, slice, u->v2);
 
+        if (slice->error < 0)
+                return slice->error;
         if (!GREEDY_REALLOC(u->samples, u->cap, u->n + 1))
                 return -ENOMEM;
-        u->samples[u->n++] = (UsageSample) { uid, read_usage(rd, slice_fd, u->v2) };
+        u->samples[u->n++] = (UsageSample) { uid, usec };
         return 0;
 }
 

@@ -43,7 +43,8 @@ typedef struct ScopeInfo {
 
 typedef struct SliceInfo {
         uid_t uid;
-        uid_t owner;                  /* of its directory in the cpu hierarchy: not 0 when delegated */
+        uid_t owner;                  /* of its directory in the cpu hierarchy: not 0 when delegated; with
+                                       * SLICE_READ_SCOPE_COUNT, else (uid_t) -1 */
         bool idle;                    /* cpu.idle is 1 (v2, and v1 since 5.15) */
         uint64_t weight;              /* v2 cpu.weight; CGSTAT_NONE on v1 or absent */
         uint64_t shares;              /* v1 cpu.shares; CGSTAT_NONE on v2 or absent */

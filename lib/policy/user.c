@@ -176,3 +176,82 @@ void user_done(UserIdent *u) {
         free(u->home);
         *u = (UserIdent) {};
 }
+
+typedef struct TableEntry {
+        UserIdent u;
+        size_t seen; /* the enumeration's order: the first of a uid wins */
+} TableEntry;
+
+static int entry_cmp(const void *a, const void *b) {
+        const TableEntry *x = a, *y = b;
+
+        if (x->u.uid != y->u.uid)
+                return x->u.uid < y->u.uid ? -1 : 1;
+        return x->seen < y->seen ? -1 : x->seen > y->seen;
+}
+
+int user_table_load(UserTable *ret) {
+        _cleanup_free_ TableEntry *e = NULL;
+        size_t n = 0, cap = 0, k = 0;
+        struct passwd *pw;
+        int r = 0;
+
+        setpwent();
+        while ((pw = getpwent())) {
+                if (!GREEDY_REALLOC(e, cap, n + 1)) {
+                        r = -ENOMEM;
+                        break;
+                }
+                r = from_passwd(pw, &e[n].u);
+                if (r < 0)
+                        break;
+                e[n].seen = n;
+                n++;
+        }
+        endpwent();
+        if (r >= 0 && n > 1)
+                qsort(e, n, sizeof *e, entry_cmp);
+        *ret = (UserTable) {};
+        if (r >= 0 && n > 0)
+                ret->users = calloc(n, sizeof *ret->users);
+        for (size_t i = 0; i < n; i++) {
+                if (r < 0 || !ret->users || (k > 0 && ret->users[k - 1].uid == e[i].u.uid))
+                        user_done(&e[i].u);
+                else
+                        ret->users[k++] = e[i].u;
+        }
+        if (r < 0 || (n > 0 && !ret->users)) {
+                user_table_done(ret);
+                return r < 0 ? r : -ENOMEM;
+        }
+        ret->n = k;
+        return 0;
+}
+
+static int uid_cmp(const void *key, const void *elem) {
+        uid_t x = *(const uid_t *) key, y = ((const UserIdent *) elem)->uid;
+
+        return x < y ? -1 : x > y;
+}
+
+int user_table_lookup_uid(const UserTable *t, uid_t uid, UserIdent *ret) {
+        const UserIdent *u = t && t->n ? bsearch(&uid, t->users, t->n, sizeof *t->users, uid_cmp) : NULL;
+        UserIdent c;
+
+        if (!u)
+                return user_lookup_uid(uid, ret);
+        c = (UserIdent) { .uid = u->uid, .gid = u->gid, .name = strdup(u->name), .home = strdup(u->home) };
+        if (!c.name || !c.home) {
+                user_done(&c);
+                return -ENOMEM;
+        }
+        *ret = c;
+        return 0;
+}
+
+void user_table_done(UserTable *t) {
+        for (size_t i = 0; i < t->n; i++)
+                user_done(&t->users[i]);
+        free(t->users);
+        *t = (UserTable) {};
+}

@@ -29,3 +29,17 @@ int user_in_group(UserIdent *u, const char *group);
 /* For tests and tools: the user is in exactly these groups, by name; NSS is not asked. */
 int user_set_groups(UserIdent *u, const char *const *names);
 void user_done(UserIdent *u);
+
+/* Many uids at once (slicectl list over thousands of slices): with the files module every
+ * getpwuid() reads the passwd file from its start, so one setpwent()/getpwent() pass fills a
+ * table sorted by uid instead. The first entry of a uid is kept, as getpwuid() answers. */
+typedef struct UserTable {
+        UserIdent *users;
+        size_t n;
+} UserTable;
+
+int user_table_load(UserTable *ret);
+/* The uid from the table, or, if the enumeration did not yield it (sssd or LDAP hosts that do not
+ * enumerate), user_lookup_uid()'s answer. The copy is the caller's; groups load lazily as ever. */
+int user_table_lookup_uid(const UserTable *t, uid_t uid, UserIdent *ret);
+void user_table_done(UserTable *t);

@@ -501,7 +501,7 @@ static void test_systemd_plugin(void **state) {
                 fail_msg("dlopen %s: %s", path, dlerror());
         abi = dlsym(h, "cpuslice_systemd_plugin");
         assert_non_null(abi);
-        assert_int_equal(*abi, 5); /* SYSTEMD_PLUGIN_ABI */
+        assert_int_equal(*abi, 6); /* SYSTEMD_PLUGIN_ABI */
         assert_null(dlsym(h, "bus_apply_slice"));
         dlclose(h);
 }

@@ -201,12 +201,52 @@ static void test_corrupt(void **state) {
         assert_int_equal(penalty_store_get(&st, 1004)->n_procs, 1);
 }
 
+/* The lines are the writer's own: every u64 survives the round trip, and a number that overflows,
+ * carries a sign or sits between two spaces is not a line of ours. */
+static void test_lines_exact(void **state) {
+        _cleanup_(penalty_store_done) PenaltySampleStore st = {};
+        PenaltySamples *s;
+
+        s = penalty_store_get(&st, 7);
+        s->samples = calloc(2, sizeof *s->samples);
+        assert_non_null(s->samples);
+        s->n = s->n_alloc = 2;
+        s->samples[0] = (PenaltySample) { 0, UINT64_MAX, 10 };
+        s->samples[1] = (PenaltySample) { UINT64_MAX, 0, UINT64_MAX - 1 };
+        s->procs = calloc(1, sizeof *s->procs);
+        assert_non_null(s->procs);
+        s->n_procs = s->n_procs_alloc = 1;
+        s->procs[0] = (PenaltyProc) { 2147483647, UINT64_MAX, 1 };
+        assert_int_equal(penalty_store_save(root, &st, false), 0);
+        penalty_store_done(&st);
+        assert_int_equal(penalty_store_load(root, &st), 0);
+        assert_non_null(s = penalty_store_get(&st, 7));
+        assert_int_equal(s->n, 2);
+        assert_true(s->samples[0].time == 0 && s->samples[0].usage_usec == UINT64_MAX);
+        assert_true(s->samples[1].time == UINT64_MAX && s->samples[1].exempt_usec == UINT64_MAX - 1);
+        assert_int_equal(s->n_procs, 1);
+        assert_true(s->procs[0].pid == 2147483647 && s->procs[0].start_tick == UINT64_MAX);
+        penalty_store_done(&st);
+
+        put_file("user 1\nsample 1 18446744073709551616 0\n" /* UINT64_MAX + 1 */
+                 "user 2\nsample 1 +2 0\n"
+                 "user 3\nsample 1  2 0\n"
+                 "user 4\nsample 1 2 0 \n"
+                 "user 5\nproc 2147483648 1 1\n" /* beyond a pid */
+                 "user 6\nsample 1 2 0\nproc 5 6 7\n");
+        assert_int_equal(penalty_store_load(root, &st), 0);
+        for (uid_t uid = 1; uid <= 6; uid++)
+                assert_int_equal(penalty_store_get(&st, uid)->n, uid == 6 ? 1 : 0);
+        assert_int_equal(penalty_store_get(&st, 6)->procs[0].cpu_usec, 7);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_window),         cmocka_unit_test(test_exempt),
                 cmocka_unit_test(test_exempt_clamped), cmocka_unit_test(test_counter_reset),
                 cmocka_unit_test(test_store),          cmocka_unit_test(test_corrupt),
                 cmocka_unit_test(test_window_start),   cmocka_unit_test(test_exempt_new_old),
+                cmocka_unit_test(test_lines_exact),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -252,6 +252,45 @@ static void test_hybrid(void **state) {
         cgfs_close(&c);
 }
 
+/* The real CgfsOps read a pass's files past the slice's directory (one openat2() each, see
+ * cgfs_read_child_file_buf()): the same figures, and a symlink is still not followed, for a
+ * control file nor for a slice; an absent file is absent, the slice still there. */
+static void test_pass_past_the_directory(void **state) {
+        const char *root = *state;
+        char path[1024];
+        SliceList l = {};
+        CsError e = {};
+        Cgfs c;
+
+        make(root, "cpu/user.slice/user-1001.slice", (const char *const[]) { "cpu.cfs_quota_us", "50000\n", NULL });
+        make(root, "unified/user.slice/user-1001.slice",
+             (const char *const[]) { "cpu.stat", "usage_usec 999\nuser_usec 900\nsystem_usec 99\n", NULL });
+        make(root, "cpu/user.slice/user-1002.slice", NULL); /* no quota file */
+        make(root, "unified/user.slice/user-1002.slice", NULL);
+        make(root, "elsewhere", (const char *const[]) { "cpu.stat", "usage_usec 5\n", "quota", "7\n", NULL });
+        snprintf(path, sizeof path, "%s/unified/user.slice/user-1002.slice/cpu.stat", root);
+        assert_int_equal(symlink("../../../elsewhere/cpu.stat", path), 0);
+        snprintf(path, sizeof path, "%s/cpu/user.slice/user-1002.slice/cpu.cfs_quota_us", root);
+        assert_int_equal(symlink("../../../elsewhere/quota", path), 0);
+        snprintf(path, sizeof path, "%s/cpu/user.slice/user-1003.slice", root);
+        assert_int_equal(symlink("../../elsewhere", path), 0);
+
+        c = open_tree(root, CGROUP_LAYOUT_HYBRID, NULL);
+        assert_int_equal(slice_read_all(&c, SLICE_READ_USAGE | SLICE_READ_QUOTA, &l, &e), 0);
+        assert_int_equal(l.n, 2);
+        assert_int_equal(l.slices[0].uid, 1001);
+        assert_int_equal(l.slices[0].stat.usage_usec, 999);
+        assert_true(l.slices[0].have_quota);
+        assert_int_equal(l.slices[0].quota_usec, 50000);
+        assert_int_equal(l.slices[1].uid, 1002);
+        assert_true(l.slices[1].stat.usage_usec == CGSTAT_NONE);
+        assert_false(l.slices[1].have_quota);
+        assert_int_equal(l.n_skipped, 1);
+        assert_int_equal(l.skipped[0].error, -ENOTDIR);
+        slice_list_done(&l);
+        cgfs_close(&c);
+}
+
 static void test_no_user_slice(void **state) {
         const char *root = *state;
         SliceList l = {};
@@ -408,9 +447,9 @@ static void test_vanishes_mid_read(void **state) {
 int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, scratch_setup, scratch_teardown)
         const struct CMUnitTest tests[] = {
-                T(test_unified),           T(test_legacy_with_cpuacct), T(test_hybrid),
-                T(test_no_user_slice),     T(test_skips_and_goes_on),   T(test_unreadable_cpu_stat),
-                T(test_vanishes_mid_read),
+                T(test_unified),           T(test_legacy_with_cpuacct),     T(test_hybrid),
+                T(test_no_user_slice),     T(test_skips_and_goes_on),       T(test_unreadable_cpu_stat),
+                T(test_vanishes_mid_read), T(test_pass_past_the_directory),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <pwd.h>
 
 #include "conf-parse.h"
+#include "macro.h"
 #include "user.h"
 
 static void test_lookup(void **state) {
@@ -67,10 +69,42 @@ static void test_group_rule_through_nss(void **state) {
         diag_list_done(&d);
 }
 
+/* The table answers as getpwuid() does, for every user NSS has, and asks NSS for a uid it lacks. */
+static void test_table(void **state) {
+        _cleanup_(user_table_done) UserTable t = {};
+        UserIdent a, b;
+        struct passwd *pw;
+
+        assert_int_equal(user_table_load(&t), 0);
+        assert_true(t.n >= 3);
+        for (size_t i = 1; i < t.n; i++)
+                assert_true(t.users[i - 1].uid < t.users[i].uid);
+        setpwent();
+        while ((pw = getpwent())) {
+                assert_int_equal(user_table_lookup_uid(&t, pw->pw_uid, &a), 0);
+                assert_int_equal(user_lookup_uid(pw->pw_uid, &b), 0);
+                assert_string_equal(a.name, b.name);
+                assert_string_equal(a.home, b.home);
+                assert_int_equal(a.gid, b.gid);
+                assert_false(a.groups_loaded);
+                user_done(&a);
+                user_done(&b);
+        }
+        endpwent();
+        assert_int_equal(user_table_lookup_uid(&t, 1001, &a), 0);
+        assert_int_equal(user_in_group(&a, "staff"), 1);
+        user_done(&a);
+        assert_int_equal(user_table_lookup_uid(&t, 4242424, &a), -ENOENT);
+        assert_int_equal(user_table_lookup_uid(NULL, 1002, &a), 0);
+        assert_string_equal(a.name, "bob");
+        user_done(&a);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_lookup),
                 cmocka_unit_test(test_group_rule_through_nss),
+                cmocka_unit_test(test_table),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

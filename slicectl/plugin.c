@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
 #include <limits.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,6 +25,16 @@ int slicectl_plugin(const SystemdPlugin **ret, CsError *e) {
 
         if (!loaded) {
                 r = systemd_plugin_open(plugin_path(), &handle, &loaded, e);
+                if (r == -ENOENT && strcmp(SYSTEMD_PLUGIN_LIB_PATH, SYSTEMD_PLUGIN_INSTALLED_PATH) != 0) {
+                        CsError lib = {};
+                        int k = systemd_plugin_open(SYSTEMD_PLUGIN_LIB_PATH, &handle, &loaded, &lib);
+
+                        /* absent there too: the error names the path this build installs to */
+                        if (k != -ENOENT) {
+                                r = k;
+                                *e = lib;
+                        }
+                }
                 if (r < 0)
                         return r;
         }

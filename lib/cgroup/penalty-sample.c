@@ -35,20 +35,16 @@ static bool parse_fields(const char *line, const char *key, uint64_t v[static 3]
                 return false;
         line += k;
         for (size_t i = 0; i < 3; i++) {
-                const char *start;
+                char *end;
 
-                if (*line++ != ' ')
+                /* a digit first: strtoull() would also take a sign or more blanks */
+                if (*line++ != ' ' || *line < '0' || *line > '9')
                         return false;
-                v[i] = 0;
-                for (start = line; *line >= '0' && *line <= '9'; line++) {
-                        unsigned d = (unsigned) (*line - '0');
-
-                        if (v[i] > (UINT64_MAX - d) / 10)
-                                return false;
-                        v[i] = v[i] * 10 + d;
-                }
-                if (line == start)
+                errno = 0;
+                v[i] = strtoull(line, &end, 10);
+                if (errno == ERANGE)
                         return false;
+                line = end;
         }
         return *line == '\0';
 }

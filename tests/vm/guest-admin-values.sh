@@ -51,11 +51,6 @@ expect() { # expect TEXT UID QUOTA-PER-SEC CPU.MAX [WEIGHT]: systemd's view and 
         fi
         fig "$ENV systemd $SDVER $what: user-$uid.slice CPUQuotaPerSecUSec=$(quota_of "$uid") CPUWeight=$(weight_of "$uid") cpu.max=$(cpu_max "$uid")"
 }
-login() { # login TAG USER: a held su -l session
-        start "$1" su -l "$2" -c "sh $D/session.sh $1 0"
-        wait_info "$1"
-        go "$1"
-}
 
 section "the admin's values before any login"
 mkdir -p /etc/systemd/system/user-.slice.d
@@ -67,26 +62,26 @@ slicectl check > "$D/check" 2>&1; rc=$?
 check "slicectl check accepts a weight-only config (status $rc)" [ $rc = 0 ]
 
 section "1. what cpuslice.conf does not give survives logins"
-login s1-bob bob
-login s1-alice alice
+held_login s1-bob bob
+held_login s1-alice alice
 expect "bob, admin's set-property CPUQuota=30%" 1002 300ms "30000 100000" 200
 expect "alice, user-.slice.d/10-cap.conf CPUQuota=70%" 1001 700ms "70000 100000" 100
 check "no runtime CPUQuota drop-in of the module for bob" [ ! -e "$(runtime_dropin 1002 CPUQuota)" ]
 check "the module's runtime CPUWeight drop-in for bob" grep -qx 'CPUWeight=200' "$(runtime_dropin 1002 CPUWeight)"
 stop s1-bob s1-alice
-login s1b-bob bob
+held_login s1b-bob bob
 expect "bob's second login" 1002 300ms "30000 100000" 200
 stop s1b-bob
 
 section "2. cpuslice.conf outranks the user-.slice.d/ cap"
 conf '* CPUWeight=100' 'bob CPUWeight=200' 'carol CPUQuota=20%'
-login s2-carol carol
+held_login s2-carol carol
 expect "carol CPUQuota=20% over the 70% cap" 1003 200ms "20000 100000" 100
 
 section "3. an admin's persistent set-property outranks cpuslice.conf"
 conf '* CPUWeight=100' 'bob CPUWeight=200 CPUQuota=50%' 'carol CPUQuota=20%'
 mark=$(date '+%Y-%m-%d %H:%M:%S')
-login s3-bob bob
+held_login s3-bob bob
 expect "bob: the config asks 50%, set-property holds 30%" 1002 300ms "30000 100000" 200
 kept=$(journalctl --no-pager -q --since "$mark" | grep -c 'bob: CPUQuota= kept as set with systemctl set-property' || true)
 check "one log line says bob's CPUQuota= is kept (got $kept)" [ "$kept" -ge 1 ]
@@ -123,8 +118,8 @@ expect "carol: the config gives a value again and replaces the runtime one" 1003
 stop s2-carol
 
 section "6. daemon-reload changes none of it"
-login s6-bob bob
-login s6-carol carol
+held_login s6-bob bob
+held_login s6-carol carol
 systemctl daemon-reload
 expect "bob after daemon-reload" 1002 300ms "30000 100000" 200
 expect "carol after daemon-reload" 1003 200ms "20000 100000" 100
@@ -133,7 +128,7 @@ stop s6-bob s6-carol
 section "CPUWeight=idle with a quota"
 conf '* CPUWeight=100' 'dave CPUWeight=idle CPUQuota=80%'
 mark=$(date '+%Y-%m-%d %H:%M:%S')
-login idle-dave dave
+held_login idle-dave dave
 if [ "$SDVER" -ge 252 ]; then
         got=$(cat "$CPUH/user.slice/user-1500.slice/cpu.idle" 2> /dev/null)
         check "systemd $SDVER: dave's slice is idle (cpu.idle=$got)" [ "$got" = 1 ]

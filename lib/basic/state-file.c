@@ -36,16 +36,22 @@ static int mkdir_parents_mode(const char *path, mode_t mode) {
         }
 }
 
-int state_dir_open(const char *path, bool create) {
-        int fd, r;
+static int open_dir(const char *path) {
+        int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 
-        if (create) {
-                r = mkdir_parents_mode(path, 0755);
-                if (r < 0)
-                        return r;
-        }
-        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
         return fd < 0 ? negative_errno() : fd;
+}
+
+/* The directory exists on every pass but the first: open it before trying to make it. */
+int state_dir_open(const char *path, bool create) {
+        int fd = open_dir(path), r;
+
+        if (fd != -ENOENT || !create)
+                return fd;
+        r = mkdir_parents_mode(path, 0755);
+        if (r < 0)
+                return r;
+        return open_dir(path);
 }
 
 int state_file_read(int dfd, const char *name, size_t max, char **ret, char *why, size_t why_len) {

@@ -88,6 +88,14 @@ host_suite() { (. /etc/os-release && echo "${VERSION_CODENAME:-}"); }
 # serves it serves the others too
 suite_mirror() { find_mirror "$1" || find_mirror "$(host_suite)"; }
 
+# suite_chroot_lock SUITE: this process holds SUITE's chroot until it exits (fd 9). Two runs in one
+# chroot share its apt lock and its /proc mount, and one's exit unmounts the other's /proc.
+suite_chroot_lock() {
+        mkdir -p /var/cache/pam_cpuslice/chroot
+        exec 9> "/var/cache/pam_cpuslice/chroot/$1.lock"
+        flock -w 3600 9 || { echo "the $1 chroot stayed busy for an hour" >&2; return 1; }
+}
+
 # suite_chroot SUITE LOG: prints the cached buildd chroot of SUITE
 # (/var/cache/pam_cpuslice/chroot/SUITE, from the mirror of the host's apt sources), made first when
 # missing (debootstrap's output to LOG); shared by tools/package --suite and tools/lintian-suite.

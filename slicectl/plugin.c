@@ -7,6 +7,7 @@
 #include "plugin.h"
 
 static const char *plugin_path(void) {
+#ifdef SLICECTL_BUILD_PATH
         char exe[PATH_MAX];
         ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 
@@ -15,6 +16,7 @@ static const char *plugin_path(void) {
                 if (strcmp(exe, SLICECTL_BUILD_PATH) == 0)
                         return SYSTEMD_PLUGIN_BUILD_PATH;
         }
+#endif
         return SYSTEMD_PLUGIN_INSTALLED_PATH;
 }
 

@@ -62,22 +62,48 @@ SERVICE=twice login alice --sessions 2 -- true || fail "two sessions in one hand
         fail "the mark of the first session outlived its close: $(cat "$REC")"
 
 echo "== one deadline: timeout=500ms bounds the whole login whatever the bus does"
+# A login's wall time also counts pam-run's start-up, which ASan or a busy neighbour stretches by
+# hundreds of ms: what is judged is the time beyond the same login on an answering bus, measured
+# just before, and the best of 3 tries. A login that waits past its deadline (a timeout per call,
+# or none) is over the bound on every try.
 bus_service fo timeout=500ms
 bus_service st timeout=500ms strict
+# fastest SERVICE ok|denied: BEST, the lowest wall ms of up to 3 logins of alice through SERVICE
+# (3 without REF_MS; with it, until one is less than 900 ms over it), each ending as said
+fastest() {
+        local ms t0 rc
+        BEST=
+        for _ in 1 2 3; do
+                : > "$LOG"
+                t0=$(date +%s%N)
+                rc=0
+                with_syslog "$PAM_RUN" --confdir "$T/pam.d" --service "$1" --user alice -- true 2> /dev/null || rc=$?
+                ms=$(ms_since "$t0")
+                if [ "$2" = ok ]; then
+                        [ "$rc" = 0 ] || fail "$mode: the $1 login was denied"
+                else
+                        [ "$rc" != 0 ] || fail "$mode: the $1 login was allowed"
+                fi
+                { [ -z "$BEST" ] || [ "$ms" -lt "$BEST" ]; } && BEST=$ms
+                [ -n "$REF_MS" ] && [ $((BEST - REF_MS)) -lt 900 ] && break
+        done
+        return 0
+}
 for mode in hang-accept hang-auth flood no-job; do
+        bus_start ok
+        REF_MS=
+        fastest fo ok
+        REF_MS=$BEST
         bus_start "$mode"
-        : > "$LOG"
-        t0=$(date +%s%N)
-        with_syslog "$PAM_RUN" --confdir "$T/pam.d" --service fo --user alice -- true || fail "$mode: fail-open login denied"
-        ms=$(ms_since "$t0")
-        [ "$ms" -lt 900 ] || fail "$mode: the login waited $ms ms with timeout=500ms"
+        fastest fo ok
+        ms=$BEST
+        [ $((ms - REF_MS)) -lt 900 ] || fail "$mode: the login waited $ms ms with timeout=500ms, $REF_MS ms on an answering bus"
         log_has "alice: "
         [ "$(grep -c 'login proceeds without a CPU slice' "$LOG")" = 1 ] || fail "$mode: not one log line: $(cat "$LOG")"
-        t0=$(date +%s%N)
-        if login alice --service st -- true 2> /dev/null; then fail "$mode: strict login allowed"; fi
-        ms2=$(ms_since "$t0")
-        [ "$ms2" -lt 900 ] || fail "$mode: the strict login waited $ms2 ms"
-        echo "$mode: fail-open login in $ms ms, strict denied in $ms2 ms: $(grep -o 'alice: .*' "$LOG" | head -n1)"
+        line=$(grep -o 'alice: .*' "$LOG" | head -n1)
+        fastest st denied
+        [ $((BEST - REF_MS)) -lt 900 ] || fail "$mode: the strict login waited $BEST ms, $REF_MS ms on an answering bus"
+        echo "$mode: fail-open login in $ms ms, strict denied in $BEST ms ($REF_MS ms on an answering bus): $line"
 done
 
 echo "== EINTR: SIGALRM every 5 ms while each answer takes 200 ms"

@@ -100,7 +100,17 @@ fig "$ENV in service: bob $(kernel_values 1002); carol $(kernel_values 1003); re
 
 # ------------------------------------------------------------------------------------- remove --
 sect "3. apt remove libpam-cpuslice slicectl, with bob's and carol's sessions open"
+# and with a metrics run in flight, which the removal stops: a runtime drop-in holds it open (on a
+# busy host a run takes long enough to be caught by chance)
+slow=/run/systemd/system/cpuslice-metrics.service.d
+mkdir -p "$slow" && printf '[Service]\nExecStartPre=/bin/sleep 600\n' > "$slow/50-test-slow.conf"
+systemctl daemon-reload
+systemctl start --no-block cpuslice-metrics.service
+for _ in $(seq 100); do [ "$(systemctl show -P ActiveState cpuslice-metrics.service)" = activating ] && break; sleep 0.1; done
+check "a metrics run is in flight ($(systemctl show -P ActiveState cpuslice-metrics.service))" \
+        [ "$(systemctl show -P ActiveState cpuslice-metrics.service)" = activating ]
 check "apt remove" apt_ "$D/remove.log" remove libpam-cpuslice slicectl
+rm -rf "$slow" && systemctl daemon-reload
 sed 's/^/  | /' "$D/remove.log" | grep -iE 'cpuslice|warning' || true
 lifted=$(grep -o 'CPU limits lifted on [0-9]* user slice(s)' "$D/remove.log")
 check "the removal said what it lifted ($lifted)" [ "$lifted" = "CPU limits lifted on 2 user slice(s)" ]

@@ -98,13 +98,12 @@ static bool pam_wrapper_dir(const char *name) {
  * before, writes through to them, and its own /tmp/pam.X goes with it. Without CAP_SYS_ADMIN
  * (unshare gives EPERM: not root) the child shares the machine's /tmp as before. */
 static int private_tmp(void) {
-        enum { MAX = 4096 };
         struct {
                 int fd;
                 mode_t mode;
                 char name[256];
-        } *e = calloc(MAX, sizeof *e);
-        size_t n = 0;
+        } *e = calloc(256, sizeof *e);
+        size_t n = 0, cap = 256; /* a long-lived host's /tmp can hold thousands of entries */
         DIR *d;
         int rc = -1;
 
@@ -116,8 +115,17 @@ static int private_tmp(void) {
         }
         if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 || !(d = opendir("/tmp")))
                 goto out;
-        for (struct dirent *de; (de = readdir(d)) && n < MAX;) {
+        for (struct dirent *de; (de = readdir(d));) {
                 struct stat st;
+                if (n == cap) {
+                        void *grown = reallocarray(e, cap * 2, sizeof *e);
+                        if (!grown) {
+                                closedir(d);
+                                goto out;
+                        }
+                        e = grown;
+                        cap *= 2;
+                }
                 if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 || pam_wrapper_dir(de->d_name) ||
                     strlen(de->d_name) >= sizeof e[n].name)
                         continue;
@@ -129,7 +137,7 @@ static int private_tmp(void) {
                 n++;
         }
         closedir(d);
-        if (n == MAX || mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
+        if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
                 goto out;
         for (size_t i = 0; i < n; i++) {
                 char path[300], proc[64], target[PATH_MAX];

@@ -46,7 +46,7 @@ static int bus_run_until(sd_bus *bus, bool (*done)(sd_bus *, void *), void *user
                 if (r)
                         return 0;
                 if (now >= deadline)
-                        return cs_error(e, -ETIMEDOUT, "%s: no answer within timeout=", what);
+                        return cs_error(e, -ETIMEDOUT, "%s: no answer before the deadline that timeout= sets", what);
                 r = sd_bus_process(bus, NULL);
                 if (r == -EINTR || r > 0)
                         continue;

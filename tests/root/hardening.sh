@@ -70,7 +70,7 @@ fault() {
         n0=$(log_count "login proceeds without a CPU slice")
         "$@" "$PAM_RUN" --confdir "$T/pam.d" --service fault --user "$user" ${FENV:+--env "$FENV"} -- true ||
                 fail "$name: the login was denied without strict"
-        sleep 0.2
+        log_sync
         n1=$(log_count "login proceeds without a CPU slice")
         [ $((n1 - n0)) -eq 1 ] || { tail -5 "$LOG"; fail "$name: $((n1 - n0)) failure lines, want 1"; }
         # the reason is in the failure line itself or in the config diagnostic just before it
@@ -79,7 +79,7 @@ fault() {
         if "$@" "$PAM_RUN" --confdir "$T/pam.d" --service fault-strict --user "$user" ${FENV:+--env "$FENV"} -- true 2>/dev/null; then
                 fail "$name: strict did not deny the session"
         fi
-        sleep 0.2
+        log_sync
         s1=$(log_count "session denied (strict)")
         [ $((s1 - s0)) -eq 1 ] || fail "$name: $((s1 - s0)) strict denial lines, want 1"
         after=$(snapshot "$uid")
@@ -90,7 +90,7 @@ fault() {
 
 # no_unescaped: nothing the module logged carried a raw control or non-ASCII byte
 no_unescaped() {
-        sleep 0.2
+        log_sync
         if [ -s "$T/unescaped" ]; then
                 cat "$T/unescaped"
                 fail "syslog lines with unescaped bytes"

@@ -90,9 +90,35 @@ python3 "$(dirname "$0")/syslog-catcher.py" "$T/dev/log" "$LOG" </dev/null >/dev
 CATCHER_PID=$!
 for _ in $(seq 100); do [ -S "$T/dev/log" ] && break; sleep 0.05; done
 
-# with_syslog CMD...: runs CMD where /dev/log feeds $LOG
+# log_sync: returns once every message sent to the catcher before it is in $LOG. The catcher writes
+# asynchronously, so a fixed sleep before reading $LOG was a bet on the scheduler that a loaded host
+# could lose; a marker sent behind them comes out after them (one datagram socket, one reader).
+LOG_SYNCS=0
+log_sync() {
+        local mark
+        LOG_SYNCS=$((LOG_SYNCS + 1))
+        mark="cpuslice-test-log-sync $BASHPID.$LOG_SYNCS.$RANDOM"
+        logger -d -u "$T/dev/log" --socket-errors=on -- "$mark" || fail "log_sync: the syslog catcher's socket refused a message"
+        for _ in $(seq 600); do
+                grep -qF -- "$mark" "$LOG" && return 0
+                sleep 0.05
+        done
+        fail "log_sync: the syslog catcher wrote nothing for 30 s"
+}
+
+# log_reset: $LOG emptied, with nothing still on its way that would land in it afterwards
+log_reset() {
+        log_sync
+        : > "$LOG"
+}
+
+# with_syslog CMD...: runs CMD where /dev/log feeds $LOG; returns CMD's status once all that CMD
+# logged is in $LOG
 with_syslog() {
-        unshare -m sh -c 'mount --bind "$0" /dev && exec "$@"' "$T/dev" "$@"
+        local rc=0
+        unshare -m sh -c 'mount --bind "$0" /dev && exec "$@"' "$T/dev" "$@" || rc=$?
+        log_sync
+        return $rc
 }
 
 # hogs N SECS: a shell command line that keeps N CPUs busy for SECS seconds and then ends by itself
@@ -116,7 +142,7 @@ spin_pinned() {
 }
 
 log_has() {
-        sleep 0.2
+        log_sync
         grep -qF -- "$1" "$LOG" || { echo "FAIL: syslog lacks: $1"; echo "--- syslog:"; cat "$LOG"; exit 1; }
 }
 

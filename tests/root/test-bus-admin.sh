@@ -15,7 +15,7 @@ printf '[Slice]\nCPUQuota=70%%\n' > "$ETC/user-.slice.d/10-cap.conf"
 bus_start "ok,dropins=$T/root/run/systemd/system.control,dropin-dirs=$T/root/etc/systemd/system.control:$ETC"
 bus_service cs strict debug
 RECORD=$T/root/run/cpuslice/systemd/user-1001.slice
-alice() { : > "$LOG"; : > "$REC"; with_syslog "$PAM_RUN" --confdir "$T/pam.d" --service cs --user alice -- true || fail "alice's login failed: $(cat "$LOG")"; sleep 0.2; }
+alice() { : > "$LOG"; : > "$REC"; with_syslog "$PAM_RUN" --confdir "$T/pam.d" --service cs --user alice -- true || fail "alice's login failed: $(cat "$LOG")"; }
 
 echo "== only what the config gives is sent"
 write_conf 'alice CPUWeight=300'

@@ -87,7 +87,7 @@ done_cycles=$(cat "$T"/lat.* | wc -l)
 read -r sets_a bad_a < "$T/set.a"; read -r sets_b bad_b < "$T/set.b"
 read -r applies bad_apply < "$T/apply.count"
 read -r checks1 wrong1 < "$T/check.1"; read -r checks2 wrong2 < "$T/check.2"
-sleep 0.3
+log_sync
 complaints=$(grep -c "line skipped\|refused\|session denied" "$LOG" || true)
 left=$(find "$CPU/user.slice" "$ACCT/user.slice" -mindepth 1 -type d 2>/dev/null | wc -l || true)
 echo "$P x $N open/close cycles: $done_cycles completed, $failed failed loops, $(python3 -c "print(f'{$end-$start:.1f}')") s"

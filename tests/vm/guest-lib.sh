@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/guest-lib.sh — sourced by the guest halves of the VM tests: check/figure output,
 # background logins that hold a session (tests/vm/session.sh) until told to stop, the cpu
-# hierarchy's files, systemd's view of a slice, and the 3:1 split.
+# hierarchy's files, systemd's view of a slice, and the 3:1 split and the quota windows.
 # Needs: S (the share); D (a scratch dir in the guest holding session.sh) defaults to /tmp/vmt.
 D=${D:-/tmp/vmt}
 fails=0
@@ -32,18 +32,37 @@ start() { # start TAG CMD...: a login in the background
         "$@" < /dev/null > "$D/$tag.out" 2>&1 &
         JOB[$tag]=$!
 }
+login_shells() { # login_shells USER: the PIDs of USER's bash that a login(1) started, one a line
+        local l
+        l=$(pgrep -d, -x login) && pgrep -u "$1" -x -P "$l" bash
+}
 start_login() { # start_login TAG USER HOGS [COMMAND [ANSWER]]: login(1) on a pty through script(1);
                 # COMMAND is typed into the login shell (default: hold the session with session.sh),
-                # ANSWER a few seconds later (a password: PAM flushes what was typed ahead)
-        local tag=$1 user=$2 hogs=$3 cmd=${4:-"exec sh $D/session.sh $1 $3"} answer=${5:-}
+                # ANSWER once a Password: prompt is out (PAM flushes what was typed ahead)
+        local tag=$1 user=$2 hogs=$3 cmd=${4:-"exec sh $D/session.sh $1 $3"} answer=${5:-} old
         fifos "$tag"
         mkfifo -m 600 "$D/feed-$tag"
         # login flushes the tty before it starts the shell: type only once the shell runs, and
-        # keep script's stdin open until the session is over
-        ( for _ in $(seq 300); do pgrep -u "$user" -x bash > /dev/null && break; sleep 0.2; done
+        # keep script's stdin open until the session is over. The shell is a new bash whose parent
+        # is a login: for root, any bash would be there at once (this script is one)
+        old=" $(login_shells "$user" | tr '\n' ' ') "
+        # shellcheck disable=SC2094 # the left side reads script's output for the prompt, on purpose
+        ( up=
+          for _ in $(seq 300); do
+                  for p in $(login_shells "$user"); do [[ "$old" == *" $p "* ]] || up=$p; done
+                  [ -n "$up" ] && break
+                  sleep 0.2
+          done
+          [ -n "$up" ] || echo "start_login $tag: no new login shell of $user within 60 s; typing all the same" >&2
           sleep 1
           echo "$cmd"
-          [ -n "$answer" ] && { sleep 4; echo "$answer"; }
+          if [ -n "$answer" ]; then # misc_conv flushes the tty, then prints the prompt
+                  for _ in $(seq 300); do grep -qF 'Password:' "$D/$tag.out" 2> /dev/null && break; sleep 0.2; done
+                  grep -qF 'Password:' "$D/$tag.out" 2> /dev/null ||
+                          echo "start_login $tag: no Password: prompt within 60 s; typing all the same" >&2
+                  sleep 0.5
+                  echo "$answer"
+          fi
           read -r _ < "$D/feed-$tag" ) | timeout 300 script -qec "exec login -f $user" /dev/null > "$D/$tag.out" 2>&1 &
         JOB[$tag]=$!
 }
@@ -199,6 +218,35 @@ split_windows() { # split_windows WHAT UID-A UID-B WANT: A's CPU time over B's i
                 fig "$ENV $1, window $w: $((da / 1000)) ms : $((db / 1000)) ms over $(calc "$dt / 1e6" 1) s," \
                         "ratio $RATIO (want $4 +/- 10 %), $BUSY % of $n CPUs"
                 is_true "$RATIO >= $4 * 0.9 && $RATIO <= $4 * 1.1" && return 0
+        done
+        return 1
+}
+
+# ---- quota windows (guest-cgroupfs.sh); needs V, CPUH (ACCTH as above), QUOTA_SECS
+declare -A PCT=() PCTS=()
+quota_windows() { # quota_windows WHAT UID:LO:HI...: each UID's CPU time in % of one CPU over up to
+        # three windows of QUOTA_SECS, a FIGURE each; 0 at the first where every UID is within its
+        # LO..HI. As with the split, a starved guest can bend one window, while a quota that was
+        # not applied bends every window. Leaves PCT[UID], of the last window, and PCTS[UID], all.
+        local w s u lo hi t0 dt good line
+        local -A a0=() a1=()
+        PCT=() PCTS=()
+        for w in 1 2 3; do
+                for s in "${@:2}"; do slice_usage "${s%%:*}"; a0[${s%%:*}]=$USAGE; done
+                t0=${EPOCHREALTIME/./}
+                sleep "$QUOTA_SECS"
+                for s in "${@:2}"; do slice_usage "${s%%:*}"; a1[${s%%:*}]=$USAGE; done
+                dt=$((${EPOCHREALTIME/./} - t0))
+                good=1 line=
+                for s in "${@:2}"; do
+                        IFS=: read -r u lo hi <<< "$s"
+                        PCT[$u]=$(calc "(${a1[$u]} - ${a0[$u]}) * 100 / $dt" 1)
+                        PCTS[$u]="${PCTS[$u]:-} ${PCT[$u]}"
+                        line="$line user-$u.slice +$(( (a1[$u] - a0[$u]) / 1000 )) ms = ${PCT[$u]} % (want $lo-$hi %),"
+                        is_true "${PCT[$u]} >= $lo && ${PCT[$u]} <= $hi" || good=
+                done
+                fig "$ENV $1, window $w:${line%,} of one CPU over $(calc "$dt / 1e6" 1) s"
+                [ -n "$good" ] && return 0
         done
         return 1
 }

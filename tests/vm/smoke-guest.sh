@@ -103,11 +103,14 @@ out=$(runuser -l bob -c 'echo "user=$(id -un) groups=$(id -nG)"' 2>&1); rc=$?
 echo "runuser -l bob: rc=$rc: $out"
 check "runuser -l bob works" eval '[ $rc = 0 ] && grep -q "user=bob groups=bob students" <<< "$out"' 
 
-# login(1) on a pty through script(1).  The input is fed with delays: login
-# flushes the tty before starting the shell, and with stdin at EOF an
+# login(1) on a pty through script(1).  The input is fed only once carol's
+# shell runs: login flushes the tty before starting it, whenever a slow guest
+# gets there (carol has no other process here).  With stdin at EOF an
 # interactive shell under script(1) would wait forever.
-out=$( (sleep 3; echo 'echo "LOGIN_OK=$(id -un) LOGINUID=$(cat /proc/self/loginuid) TTY=$(tty)"'; sleep 2; echo exit) \
-       | timeout 60 script -qec 'exec login -f carol' /dev/null 2>&1 | tr -d '\r'); rc=$?
+out=$( (for _ in $(seq 300); do pgrep -u carol -x bash > /dev/null && break; sleep 0.2; done
+        pgrep -u carol -x bash > /dev/null || echo "no login shell of carol within 60 s; typing all the same" >&2
+        sleep 1; echo 'echo "LOGIN_OK=$(id -un) LOGINUID=$(cat /proc/self/loginuid) TTY=$(tty)"'; sleep 2; echo exit) \
+       | timeout 120 script -qec 'exec login -f carol' /dev/null 2>&1 | tr -d '\r'); rc=$?
 echo "script -qec 'login -f carol': rc=$rc"
 grep -a 'LOGIN_OK=carol' <<< "$out" | sed 's/^/  /'
 check "login -f carol on a pty via script(1)" grep -aqE 'LOGIN_OK=carol LOGINUID=1003 TTY=/dev/pts/' <<< "$out"

@@ -9,7 +9,7 @@ import json
 import os
 import sys
 
-# slice -> fixed fields, and the range cpu_percent (% of one CPU over 1 s) must fall in
+# slice -> fixed fields, and the range cpu_percent (% of one CPU over the guest's 5 s sample) must fall in
 EXPECT = {
     "fair": {
         "alice": ({"uid": 1001, "sessions": 1, "weight": 300, "quota_percent": None, "period_usec": 100000},
@@ -18,10 +18,10 @@ EXPECT = {
                 (15.0, 110.0)),
     },
     "quota": {
-        # 1 s is ten 100 ms periods, and a TCG guest's v1 cpuacct charges some of a vCPU's idle
-        # time (bullseye nosd-v1 read 63 % while the guest's own 5 s sample gave 49 %): the guest
-        # judges the quota over 5 s; here slicectl must only show a throttled slice, far below
-        # the 200 % that carol's 4 hogs would take unthrottled on 2 vCPUs
+        # a TCG guest's v1 cpuacct charges some of a vCPU's idle time (bullseye nosd-v1 read 63 %
+        # in a 1 s sample while the guest's own 5 s window gave 49 %): the guest judges the quota
+        # in its windows; here slicectl must only show a throttled slice, far below the 200 %
+        # that carol's 4 hogs would take unthrottled on 2 vCPUs
         "carol": ({"uid": 1003, "sessions": 1, "weight": 100, "quota_percent": 50.0, "period_usec": 100000},
                   (15.0, 80.0)),
         "dave": ({"uid": 1500, "sessions": 2, "weight": 50, "quota_percent": 150.0, "period_usec": 50000},

@@ -80,6 +80,9 @@ else
         cpu1 1
         udevadm settle
 fi
+# neither settle nor the unit's runs wait for the monitor beside udevd to print what it got: wait
+# for the last line the checks below look for (the kernel sends offline before online)
+wait_for 20 grep -q '^KERNEL.*online .*/devices/system/cpu/cpu1 (cpu)' "$D/monitor"
 kill "$mon"
 sed 's/^/  | /' "$D/monitor"
 check "the kernel sent 'offline' for cpu1" grep -q '^KERNEL.*offline .*/devices/system/cpu/cpu1 (cpu)' "$D/monitor"

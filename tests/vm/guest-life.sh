@@ -44,6 +44,7 @@ sd_prop() { systemctl show -P "$2" "user-$1.slice"; }
 ours_in_control() { # UID: the runtime drop-ins of user-UID.slice (systemctl set-property --runtime's dir)
         find "/run/systemd/system.control/user-$1.slice.d" -type f 2> /dev/null
 }
+kernel_is() { [ "$(kernel_values "$1" 2> /dev/null)" = "$2" ]; } # kernel_is UID VALUES (kernel_values' form)
 failed_units() { systemctl list-units --all --plain --no-legend 'cpuslice*' | grep -E 'failed|not-found' || true; }
 
 # ------------------------------------------------------------------------------------- install --
@@ -86,11 +87,15 @@ start bob-life su -l bob -c "sh $D/session.sh bob-life 0"
 start carol-life su -l carol -c "sh $D/session.sh carol-life 0"
 wait_info bob-life carol-life
 go bob-life carol-life
+# systemd writes the kernel files just after it answers: wait for them before reading them
+wait_for 20 kernel_is 1002 "cpu.weight=200 cpu.max=30000/100000"
+wait_for 20 kernel_is 1003 "cpu.weight=300 cpu.max=40000/100000"
 check "bob's slice has the config's values ($(kernel_values 1002))" [ "$(kernel_values 1002)" = "cpu.weight=200 cpu.max=30000/100000" ]
 check "carol's slice has the config's weight and the admin's quota ($(kernel_values 1003))" \
         [ "$(kernel_values 1003)" = "cpu.weight=300 cpu.max=40000/100000" ]
 slicectl set --runtime bob CPUWeight=500 > /dev/null
 check "slicectl set --runtime wrote /run/cpuslice.d/50-slicectl.conf" [ -f /run/cpuslice.d/50-slicectl.conf ]
+wait_for 20 kernel_is 1002 "cpu.weight=500 cpu.max=30000/100000"
 check "slicectl set --runtime applied it live ($(kernel_values 1002))" [ "$(kernel_values 1002)" = "cpu.weight=500 cpu.max=30000/100000" ]
 mkdir -p "$TEXTFILE_DIR"
 systemctl enable --now cpuslice-metrics.timer 2> /dev/null
@@ -116,6 +121,9 @@ lifted=$(grep -o 'CPU limits lifted on [0-9]* user slice(s)' "$D/remove.log")
 check "the removal said what it lifted ($lifted)" [ "$lifted" = "CPU limits lifted on 2 user slice(s)" ]
 check "remove: no warning from apt or dpkg" no_warning "$D/remove.log"
 check "remove: /etc/pam.d is as before the install" diff -r "$D/pam.d.orig" /etc/pam.d
+# the removal's reset goes through systemd, which writes the kernel files just after it answers
+wait_for 20 kernel_is 1002 "cpu.weight=100 cpu.max=max/100000"
+wait_for 20 kernel_is 1003 "cpu.weight=100 cpu.max=40000/100000"
 check "bob's open session: back to systemd's defaults ($(kernel_values 1002))" [ "$(kernel_values 1002)" = "cpu.weight=100 cpu.max=max/100000" ]
 check "bob: systemd has no CPUWeight= or CPUQuota= ($(sd_prop 1002 CPUWeight) $(sd_prop 1002 CPUQuotaPerSecUSec))" \
         bash -c '[ "$(systemctl show -P CPUWeight user-1002.slice)" = "[not set]" ] && [ "$(systemctl show -P CPUQuotaPerSecUSec user-1002.slice)" = infinity ]'

@@ -93,6 +93,8 @@ check "still capped after that pass" capped carol 1
 
 sect "boot 2: a new login gets the cap, a pass keeps it, penalty clear lifts it"
 hold carol2 0
+# systemd writes the kernel files right after it answers the login
+wait_for 20 cpu_max_is 1003 "20000 100000"
 got=$(cpu_max 1003)
 check "carol's new login: cpu.max is the 20% cap (got '$got')" [ "$got" = "20000 100000" ]
 got=$(quota_of 1003)
@@ -120,6 +122,7 @@ check "the module's runtime CPUQuota drop-in is gone" [ ! -e "$DROPIN" ]
 stop carol2
 
 sect "the module logged no failure"
+journalctl --sync # a line still on its way to the journal would pass unseen
 warn=$(journalctl --no-pager -q --since "$since" | grep -E 'pam_cpuslice\(' | grep -E 'login proceeds|session denied|refused' || true)
 check "no failure line${warn:+: $warn}" [ -z "$warn" ]
 failed=$(systemctl list-units --failed --plain --no-legend | grep -E 'cpuslice' || true)

@@ -85,6 +85,8 @@ check_values login-dave 1500 "login"
 ls /run/systemd/system.control/user-1001.slice.d/ > /dev/null 2>&1 && ok "runtime drop-ins in /run/systemd/system.control" \
         || bad "runtime drop-ins in /run/systemd/system.control"
 stop su-alice runuser-carol login-dave
+# journald stores what reaches it asynchronously: a warning still on its way would pass unseen
+journalctl --sync
 warn=$(journalctl --no-pager -q --since "$since" | grep -E 'pam_cpuslice\(' |
         grep -E 'login proceeds|session denied|refused|adjusted|raised|ignoring|does not support' || true)
 check "the module logged no failure or warning for these logins${warn:+: $warn}" [ -z "$warn" ]
@@ -141,7 +143,10 @@ check_values change-bob 1002 "bob's quota line removed"
 stop change-alice change-bob
 
 section "a slice that is not started yet, and one stopped and started again"
-for _ in $(seq 60); do [ "$(systemctl is-active user-1002.slice)" = active ] || break; sleep 0.5; done
+# logind stops user@1002.service 10 s after the last session, and that stop may take 15 s more: a
+# deadline in seconds, since a slow guest makes each turn of the loop longer
+t=$SECONDS
+while [ "$(systemctl is-active user-1002.slice)" = active ] && [ $((SECONDS - t)) -lt 90 ]; do sleep 0.5; done
 check "bob's slice stopped after his last session ($(systemctl is-active user-1002.slice))" \
         [ "$(systemctl is-active user-1002.slice)" != active ]
 printf 'session required pam_cpuslice.so debug\nsession required pam_permit.so\n' > /etc/pam.d/cpuslice-only
@@ -158,19 +163,23 @@ stop restart-bob
 section "su, sudo and runuser charge the target user's slice (systemd#35452)"
 conf '* CPUWeight=100' 'bob CPUQuota=50%'
 target_case() { # target_case TAG CALLER-UID CALLER COMMAND: a login of CALLER on a pty types COMMAND
-        local tag=$1 cuid=$2 caller=$3 cmd=$4 cg b0 b1 c0 c1 t0 t1 pct
+        local tag=$1 cuid=$2 caller=$3 cmd=$4 cg b0 b1 c0 c1 t0 t1 pct t
         start_login "$tag" "$caller" 0 "$cmd"
         wait_info "$tag"
         go "$tag"
         cg=$(cgroup_of "$tag")
         check "$tag: bob's process is in user-1002.slice (it is in $cg)" grep -q "^/user\.slice/user-1002\.slice/" <<< "$cg"
+        # the caller's service manager starts in the caller's slice: under TCG its start-up alone can
+        # cost a tenth of bob's CPU time, so let it settle before measuring
+        t=$SECONDS
+        while [ "$(systemctl is-active "user@$cuid.service")" != active ] && [ $((SECONDS - t)) -lt 30 ]; do sleep 0.2; done
         sleep 2
         b0=$(usage_us 1002); c0=$(usage_us "$cuid"); t0=$(date +%s%N)
         sleep "$QUOTA_SECS"
         b1=$(usage_us 1002); c1=$(usage_us "$cuid"); t1=$(date +%s%N)
         pct=$(calc "($b1 - $b0) * 100000 / ($t1 - $t0)" 1)
         fig "$ENV $tag: $cg; bob's slice +$(( (b1 - b0) / 1000 )) ms ($pct% of a CPU), $caller's +$(( (c1 - c0) / 1000 )) ms"
-        check "$tag: the hogs are charged to bob's slice, not $caller's" is_true "$b1 - $b0 > 10 * ($c1 - $c0 + 1000)"
+        check "$tag: the hogs are charged to bob's slice, not $caller's" is_true "$b1 - $b0 > 2 * ($c1 - $c0 + 1000)"
         check "$tag: bob's 50% quota holds on them (got $pct%)" is_true "$pct <= 55 && $pct >= 25"
         stop "$tag"
 }
@@ -214,6 +223,7 @@ if [ $V = 2 ]; then
         section "a hostile caller environment through the real setuid su and sudo"
         # new values, so that the ones seen afterwards can only have come through this su/sudo
         conf '* CPUWeight=100' 'alice CPUWeight=250' 'bob CPUWeight=150'
+        mark=$(date '+%Y-%m-%d %H:%M:%S')
         start_login hostile-su alice 0 "$(hostile_env hostile-su) exec su - alice -c 'sh $D/session.sh hostile-su 0'" test
         wait_info hostile-su
         go hostile-su
@@ -224,12 +234,15 @@ if [ $V = 2 ]; then
         go hostile-sudo
         stop hostile-sudo
         hostile_case hostile-sudo 1002 150
-        # su's and sudo's own instances reached the real bus (their debug lines), not only the login before
+        # su's and sudo's own instances reached the real bus (their debug lines), not only the login before;
+        # read from the mark on (a fixed window reaches back further on a slow guest), once journald
+        # has stored what they logged
+        journalctl --sync
         check "su's pam_cpuslice gave alice's settings to systemd over the real bus" bash -c \
-                'journalctl --no-pager -q --since "-3min" | grep -q "pam_cpuslice(su-l:session): alice: settings given to systemd for user-1001.slice"'
+                'journalctl --no-pager -q --since "$1" | grep -q "pam_cpuslice(su-l:session): alice: settings given to systemd for user-1001.slice"' - "$mark"
         check "sudo's pam_cpuslice gave bob's settings to systemd and moved the session" bash -c \
-                'journalctl --no-pager -q --since "-3min" | grep -q "pam_cpuslice(sudo:session): bob: settings given to systemd for user-1002.slice; moved into cpuslice-1002-"'
-        bad_log=$(journalctl --no-pager -q --since "-3min" | grep -E 'pam_cpuslice\((su|sudo)' |
+                'journalctl --no-pager -q --since "$1" | grep -q "pam_cpuslice(sudo:session): bob: settings given to systemd for user-1002.slice; moved into cpuslice-1002-"' - "$mark"
+        bad_log=$(journalctl --no-pager -q --since "$mark" | grep -E 'pam_cpuslice\((su|sudo)' |
                 grep -E 'login proceeds|session denied' || true)
         check "no failure logged for the hostile su/sudo logins${bad_log:+: $bad_log}" [ -z "$bad_log" ]
 fi
@@ -240,24 +253,45 @@ section "systemd unreachable: stopped, then hung (timeout=2s)"
 printf 'session required pam_cpuslice.so timeout=2s\nsession required pam_permit.so\n' > /etc/pam.d/cpuslice-bus
 printf 'session required pam_cpuslice.so timeout=2s strict\nsession required pam_permit.so\n' > /etc/pam.d/cpuslice-bus-strict
 bus_case() { # bus_case WHAT
-        local t0 t1 rc
+        local t0 t1 rc ms
         t0=$(date +%s%N); pam-run --confdir /etc/pam.d --service cpuslice-bus --user alice -- true; rc=$?; t1=$(date +%s%N)
-        fig "$ENV bus $1: login took $(( (t1 - t0) / 1000000 )) ms, status $rc"
+        ms=$(( (t1 - t0) / 1000000 ))
+        fig "$ENV bus $1: login took $ms ms (with the bus answering: $BASE_MS ms), status $rc"
         check "bus $1: the login succeeds (status $rc)" [ $rc = 0 ]
-        check "bus $1: within the timeout (+2 s of slack)" [ $(( (t1 - t0) / 1000000 )) -lt 4000 ]
+        # bounded by timeout=2s, not sd-bus's 25 s: the 2 s on top of what a login costs on this
+        # guest anyway (its start-up, slow under TCG), and 3 s of slack
+        check "bus $1: within the timeout ($ms ms, at most $BASE_MS + 2000 + 3000)" [ "$ms" -lt $((BASE_MS + 5000)) ]
         pam-run --confdir /etc/pam.d --service cpuslice-bus-strict --user alice -- true 2> /dev/null; rc=$?
         check "bus $1: with strict the session is denied (status $rc)" [ $rc != 0 ]
 }
+# what the same login costs with the bus answering, the best of three
+BASE_MS=
+for _ in 1 2 3; do
+        t0=$(date +%s%N); pam-run --confdir /etc/pam.d --service cpuslice-bus --user alice -- true; t1=$(date +%s%N)
+        ms=$(( (t1 - t0) / 1000000 ))
+        { [ -z "$BASE_MS" ] || [ "$ms" -lt "$BASE_MS" ]; } && BASE_MS=$ms
+done
+mark=$(date '+%Y-%m-%d %H:%M:%S')
 systemctl stop dbus.socket dbus.service
 bus_case stopped
 systemctl start dbus.socket dbus.service
-sleep 1
-kill -STOP "$(pidof dbus-daemon)"
-bus_case hung
-kill -CONT "$(pidof dbus-daemon)"
-journalctl --no-pager -q --since "-2min" | grep -E 'pam_cpuslice\(cpuslice-bus' | tail -n 4 | sed 's/^/  /'
+# with dbus.service Type=simple, systemctl start returns before the daemon may have a pid of its own
+t=$SECONDS pid=
+until pid=$(pidof dbus-daemon) || [ $((SECONDS - t)) -ge 20 ]; do sleep 0.2; done
+if [ -n "$pid" ]; then
+        kill -STOP "$pid"
+        bus_case hung
+        kill -CONT "$pid"
+else
+        bad "bus hung: no dbus-daemon 20 s after systemctl start dbus.service"
+fi
+journalctl --sync
+journalctl --no-pager -q --since "$mark" | grep -E 'pam_cpuslice\(cpuslice-bus' | tail -n 4 | sed 's/^/  /'
 check "one clear log line per failed login" bash -c \
-        'journalctl --no-pager -q --since "-3min" | grep -qE "pam_cpuslice\(cpuslice-bus:session\): alice: .*(system bus|timed out|Connection).*login proceeds"'
+        'journalctl --no-pager -q --since "$1" | grep -qE "pam_cpuslice\(cpuslice-bus:session\): alice: .*(system bus|timed out|Connection).*login proceeds"' - "$mark"
+# the hung bus was given up at the module's own deadline, the one timeout= sets
+[ -n "$pid" ] && check "bus hung: the login gave up at the deadline that timeout= sets" bash -c \
+        'journalctl --no-pager -q --since "$1" | grep -qE "pam_cpuslice\(cpuslice-bus:session\): alice: .*no answer before the deadline that timeout= sets"' - "$mark"
 
 echo
 echo "$fails check(s) failed"

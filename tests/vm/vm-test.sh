@@ -32,7 +32,7 @@
 #
 # Env: DEBS (see above), PAM_CPUSLICE_MODULE, SLICECTL (built artifacts; meson sets them; the .debs
 # are rebuilt when the module, its systemd plugin or slicectl is newer), PAM_RUN; CPUSLICE_VM_LOGDIR (where
-# a failed run's console log is kept; default /tmp); CPUSLICE_VM_TIMEOUT (per VM, default 300 s);
+# a failed run's console log is kept; default /tmp); CPUSLICE_VM_TIMEOUT (per VM, default 600 s);
 # CPUSLICE_VM_HOGS, CPUSLICE_VM_FAIR_SECS, CPUSLICE_VM_QUOTA_SECS (guest tunables);
 # CPUSLICE_VM_TRACE=1 (guest xtrace), CPUSLICE_VM_KEEP_SHARE=1 (keep the share dir, for debugging).
 # Exit: 0 passed; 1 failed; 77 skipped (not root, no QEMU) unless CPUSLICE_REQUIRE_ALL=1.

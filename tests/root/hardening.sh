@@ -74,7 +74,7 @@ fault() {
         n1=$(log_count "login proceeds without a CPU slice")
         [ $((n1 - n0)) -eq 1 ] || { tail -5 "$LOG"; fail "$name: $((n1 - n0)) failure lines, want 1"; }
         # the reason is in the failure line itself or in the config diagnostic just before it
-        tail -n +$((l0 + 1)) "$LOG" | grep -qF -- "$want" || { tail -5 "$LOG"; fail "$name: log lacks '$want'"; }
+        tail -n +$((l0 + 1)) "$LOG" | grep -F -- "$want" > /dev/null || { tail -5 "$LOG"; fail "$name: log lacks '$want'"; }
         s0=$(log_count "session denied (strict)")
         if "$@" "$PAM_RUN" --confdir "$T/pam.d" --service fault-strict --user "$user" ${FENV:+--env "$FENV"} -- true 2>/dev/null; then
                 fail "$name: strict did not deny the session"

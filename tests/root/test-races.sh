@@ -50,7 +50,7 @@ check_loop() {
                 out=$(with_syslog "$PAM_RUN" --confdir "$T/pam.d" --service cs --user alice -- sh -c \
                         'grep -E "^[0-9]+:(cpu|cpu,cpuacct):|^0::" /proc/self/cgroup | cut -d: -f3; cat "$1/cpu.shares" "$1/cpu.cfs_quota_us"' \
                         sh "$CPU/user.slice/user-1001.slice") || { wrong=$((wrong + 1)); continue; }
-                echo "$out" | head -2 | grep -Evq "^/$PARENT/user\.slice/user-1001\.slice/session-pam-[0-9]+\.scope$" && {
+                head -2 <<< "$out" | grep -Evq "^/$PARENT/user\.slice/user-1001\.slice/session-pam-[0-9]+\.scope$" && {
                         wrong=$((wrong + 1)); echo "$out" >> "$T/wrong"; }
                 [ "$(echo "$out" | sed -n 3p)" = 3072 ] || [ "$(echo "$out" | sed -n 3p)" = 4096 ] || {
                         wrong=$((wrong + 1)); echo "$out" >> "$T/wrong"; }

@@ -18,8 +18,8 @@ echo "== two instances in one stack"
 out=$(with_syslog "$PAM_RUN" --confdir "$T/pam.d" --service twice --user alice --env XDG_SESSION_ID=s1 -- \
         sh -c "grep -E '^[0-9]+:cpu[,:]' /proc/self/cgroup; ls -d $CPU/user.slice/user-1001.slice/*.scope")
 echo "$out"
-[ "$(echo "$out" | grep -c "^$CPU/")" = 1 ] || fail "two instances made $(echo "$out" | grep -c "^$CPU/") scopes"
-echo "$out" | grep -q "cpu.*:/$PARENT/user.slice/user-1001.slice/session-s1.scope$" || fail "not in session-s1.scope"
+[ "$(grep -c "^$CPU/" <<< "$out")" = 1 ] || fail "two instances made $(grep -c "^$CPU/" <<< "$out") scopes"
+grep -q "cpu.*:/$PARENT/user.slice/user-1001.slice/session-s1.scope$" <<< "$out" || fail "not in session-s1.scope"
 [ ! -e "$CPU/user.slice/user-1001.slice" ] || fail "left behind after close: $(find "$CPU/user.slice")"
 log_has "an earlier pam_cpuslice in this stack placed the session; nothing to do"
 # the one who opened the session is back where it was: a shell that logs in and reports after
@@ -32,8 +32,8 @@ echo "== a login from inside the user's own slice stays where it is (su - self)"
 out=$(login alice --env XDG_SESSION_ID=outer -- "$PAM_RUN" --confdir "$T/pam.d" --service cs --user alice \
         --env XDG_SESSION_ID=inner -- sh -c "grep -E '^[0-9]+:cpu[,:]' /proc/self/cgroup; ls $CPU/user.slice/user-1001.slice")
 echo "$out"
-echo "$out" | grep -q "session-outer.scope$" || fail "the nested login left the outer scope"
-! echo "$out" | grep -q "session-inner.scope" || fail "the nested login made a scope of its own"
+grep -q "session-outer.scope$" <<< "$out" || fail "the nested login left the outer scope"
+! grep -q "session-inner.scope" <<< "$out" || fail "the nested login made a scope of its own"
 [ ! -e "$CPU/user.slice/user-1001.slice" ] || fail "left behind after the nested logins"
 
 if [ -n "${SLICECTL:-}" ]; then
@@ -42,8 +42,8 @@ if [ -n "${SLICECTL:-}" ]; then
         grep -E " - cgroup2? " /proc/self/mountinfo | grep -E " /sys/fs/cgroup/(cpu|unified) " | grep -qv favordynmods || want=on
         out=$(login alice --env XDG_SESSION_ID=st -- "$SLICECTL" --parent "$PARENT" --conf "$T/cpuslice.conf" \
                 --confdir '' --rundir '' status alice)
-        echo "$out" | grep -q "^Host: cgroup favordynmods $want" || fail "status does not say favordynmods $want: $out"
-        echo "status: $(echo "$out" | grep '^Host:')"
+        grep -q "^Host: cgroup favordynmods $want" <<< "$out" || fail "status does not say favordynmods $want: $out"
+        echo "status: $(grep '^Host:' <<< "$out")"
 fi
 
 echo "== a delegated slice is refused and left alone"

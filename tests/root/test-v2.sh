@@ -68,14 +68,14 @@ out=$(v2login alice --env XDG_SESSION_ID=v2a -- sh -c "
                 if echo \$\$ > $S/cgroup.procs 2>/dev/null; then echo 'leaf: joined the slice'; else echo 'leaf: refused'; fi
         fi") || fail "alice's login failed: $out"
 echo "$out"
-echo "$out" | grep -qx "0::/$V2_PARENT/user.slice/user-1001.slice/session-v2a.scope" || fail "not in the v2 scope"
+grep -qx "0::/$V2_PARENT/user.slice/user-1001.slice/session-v2a.scope" <<< "$out" || fail "not in the v2 scope"
 pid=$(echo "$out" | sed -n 's/^pid //p')
-echo "$out" | grep -q "^scope .*\b$pid\b" || fail "the session's shell $pid is not in the scope's cgroup.procs"
-echo "$out" | grep -qx "inner 0" || fail "a process sits in user.slice or user-1001.slice, not only in the scope"
-echo "$out" | grep -qx "weight 300 max 50000 100000 idle 0" || fail "values: $(echo "$out" | grep ^weight)"
+grep -q "^scope .*\b$pid\b" <<< "$out" || fail "the session's shell $pid is not in the scope's cgroup.procs"
+grep -qx "inner 0" <<< "$out" || fail "a process sits in user.slice or user-1001.slice, not only in the scope"
+grep -qx "weight 300 max 50000 100000 idle 0" <<< "$out" || fail "values: $(grep ^weight <<< "$out")"
 if [ -n "$REAL_CPU" ]; then
-        echo "$out" | grep -qx "subtree cpu" || fail "cpu is not enabled in user-1001.slice's subtree_control"
-        echo "$out" | grep -qx "leaf: refused" || fail "the kernel let a process into user-1001.slice itself"
+        grep -qx "subtree cpu" <<< "$out" || fail "cpu is not enabled in user-1001.slice's subtree_control"
+        grep -qx "leaf: refused" <<< "$out" || fail "the kernel let a process into user-1001.slice itself"
 else
         # +cpu was written on every directory on the way down, from the mount's root to the slice
         for d in "" "/$V2_PARENT" "/$V2_PARENT/user.slice" "/$V2_PARENT/user.slice/user-1001.slice"; do

@@ -11,8 +11,8 @@ out=$(with_syslog "$PAM_RUN" --confdir "$T/pam.d" --service cs --user alice --en
         sh -c "cat /proc/self/cgroup; cat $CPU/user.slice/user-1001.slice/cpu.shares \
                $CPU/user.slice/user-1001.slice/cpu.cfs_quota_us $CPU/user.slice/user-1001.slice/cpu.cfs_period_us")
 echo "$out"
-echo "$out" | grep -qx "[0-9]*:cpu:/$PARENT/user.slice/user-1001.slice/session-42.scope" || fail "not in the cpu scope"
-echo "$out" | grep -qx "0::/$PARENT/user.slice/user-1001.slice/session-42.scope" || fail "not in the accounting mirror"
+grep -qx "[0-9]*:cpu:/$PARENT/user.slice/user-1001.slice/session-42.scope" <<< "$out" || fail "not in the cpu scope"
+grep -qx "0::/$PARENT/user.slice/user-1001.slice/session-42.scope" <<< "$out" || fail "not in the accounting mirror"
 [ "$(echo "$out" | tail -3 | tr '\n' ' ')" = "3072 50000 100000 " ] || fail "values: $(echo "$out" | tail -3 | tr '\n' ' ')"
 [ ! -e "$CPU/user.slice/user-1001.slice" ] || fail "slice left behind in the cpu tree after close"
 [ ! -e "$ACCT/user.slice/user-1001.slice" ] || fail "slice left behind in the mirror after close"
@@ -99,8 +99,8 @@ cat > "$T/pam.d/flat" <<EOT
 session required $PAM_CPUSLICE_MODULE conf=$T/cpuslice.conf confdir=$T/none rundir=$T/none slice_root=$PARENT/flat
 EOT
 out=$(SERVICE=flat login alice --env XDG_SESSION_ID=f1 -- cat /proc/self/cgroup)
-echo "$out" | grep -qx "[0-9]*:cpu:/$PARENT/flat/user-1001.slice/session-f1.scope" || fail "slice_root: $out"
-echo "$out" | grep -qx "0::/$PARENT/flat/user-1001.slice/session-f1.scope" || fail "slice_root mirror: $out"
+grep -qx "[0-9]*:cpu:/$PARENT/flat/user-1001.slice/session-f1.scope" <<< "$out" || fail "slice_root: $out"
+grep -qx "0::/$PARENT/flat/user-1001.slice/session-f1.scope" <<< "$out" || fail "slice_root mirror: $out"
 [ ! -e "$CPU/flat/user-1001.slice" ] && [ -d "$CPU/flat" ] || fail "slice_root: slice left behind, or its root removed"
 echo "alice with slice_root=$PARENT/flat: in /$PARENT/flat/user-1001.slice/session-f1.scope; cleaned up"
 

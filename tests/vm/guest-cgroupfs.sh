@@ -292,7 +292,10 @@ check "bob's job ended and left his scope empty (${d#$CPUH/})" wait_for 30 procs
 n=20
 for i in $(seq $n); do su -l alice -c 'sleep 3 > /dev/null 2>&1 &'; done
 count_scopes 1001; during=$SC
-sleep 9 # the jobs end (3 s), and then their scopes are older than the module's 5 s grace
+# the jobs end after 3 s, later in a slow guest; then 6 s more make the newest scope older than the
+# module's 5 s grace (it counts from the scope's making, before its job's 3 s)
+check "alice's jobs ended" wait_for 60 bash -c '! pgrep -u alice > /dev/null'
+sleep 6
 su -l alice -c true
 count_scopes 1001
 fig "$ENV lifecycle: $n su -l logins, each leaving a 3 s job: $during scopes at the end of them;" \

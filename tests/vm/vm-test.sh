@@ -32,7 +32,8 @@
 #
 # Env: DEBS (see above), PAM_CPUSLICE_MODULE, SLICECTL (built artifacts; meson sets them; the .debs
 # are rebuilt when the module, its systemd plugin or slicectl is newer), PAM_RUN; CPUSLICE_VM_LOGDIR (where
-# a failed run's console log is kept; default /tmp); CPUSLICE_VM_TIMEOUT (per VM, default 600 s);
+# a failed run's console log is kept; default /tmp); CPUSLICE_VM_TIMEOUT (per VM, default 900 s:
+# the slowest guest takes 420 s on a quiet host, and twice that beside a CPU hog or a second VM);
 # CPUSLICE_VM_HOGS, CPUSLICE_VM_FAIR_SECS, CPUSLICE_VM_QUOTA_SECS (guest tunables);
 # CPUSLICE_VM_TRACE=1 (guest xtrace), CPUSLICE_VM_KEEP_SHARE=1 (keep the share dir, for debugging).
 # Exit: 0 passed; 1 failed; 77 skipped (not root, no QEMU) unless CPUSLICE_REQUIRE_ALL=1.
@@ -92,7 +93,7 @@ cp "$HERE"/*.sh "$SHARE/" # the guest halves and what they source or run
 
 t=$SECONDS
 run=("$TOP/tools/vm/run" --suite "$SUITE" --env "${ENV#pkg-}" --share "$SHARE" --script "$GUEST"
-        --timeout "${CPUSLICE_VM_TIMEOUT:-600}")
+        --timeout "${CPUSLICE_VM_TIMEOUT:-900}")
 # the disk sits beside the share, not in it: the guest has no business with its own disk's file
 [ "$BOOTS" -gt 1 ] && run+=(--disk "$SHARE.qcow2")
 at=

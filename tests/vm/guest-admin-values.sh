@@ -34,11 +34,7 @@ check "pam-auth-update put the module in common-session" grep -q pam_cpuslice.so
 
 runtime_dropin() { echo "/run/systemd/system.control/user-$1.slice.d/50-$2.conf"; }
 # systemd realizes properties in the kernel right after it answers: wait for the file
-wait_cpu_max() { # UID WANT
-        local got
-        for _ in $(seq 50); do got=$(cpu_max "$1"); [ "$got" = "$2" ] && break; sleep 0.2; done
-        echo "$got"
-}
+wait_cpu_max() { wait_is "$2" cpu_max "$1"; } # UID WANT
 expect() { # expect TEXT UID QUOTA-PER-SEC CPU.MAX [WEIGHT]: systemd's view and the kernel's
         local what=$1 uid=$2 q=$3 max=$4 w=${5:-} got
         got=$(quota_of "$uid")
@@ -132,7 +128,7 @@ mark=$(date '+%Y-%m-%d %H:%M:%S')
 held_login idle-dave dave
 if [ "$SDVER" -ge 252 ]; then
         # systemd writes cpu.idle right after it answers, as it does cpu.max
-        for _ in $(seq 50); do got=$(cat "$CPUH/user.slice/user-1500.slice/cpu.idle" 2> /dev/null); [ "$got" = 1 ] && break; sleep 0.2; done
+        got=$(wait_is 1 cat "$CPUH/user.slice/user-1500.slice/cpu.idle")
         check "systemd $SDVER: dave's slice is idle (cpu.idle=$got)" [ "$got" = 1 ]
         expect "dave idle, quota 80% (over the 70% cap)" 1500 800ms "80000 100000"
 else

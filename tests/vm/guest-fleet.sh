@@ -27,12 +27,6 @@ check "PID 1 is systemd, system $state" [ "$(cat /proc/1/comm)" = systemd ]
 section "install (apt, pam-auth-update)"
 install_packages || exit 1
 prop() { systemctl show -p "$2" --value "$1"; } # prop UNIT PROPERTY
-wait_is() { # wait_is WANT CMD...: CMD's output once it is WANT, or after 10 s: systemd realizes
-        # properties right after it answers
-        local got
-        for _ in $(seq 50); do got=$("${@:2}" 2> /dev/null); [ "$got" = "$1" ] && break; sleep 0.2; done
-        echo "$got"
-}
 B=$CPUH/user.slice/user-1003.slice
 KB=cpu.max.burst
 [ "$V" = 1 ] && KB=cpu.cfs_burst_us

@@ -12,7 +12,7 @@ check() { # check DESCRIPTION COMMAND...
         if "$@"; then ok "$what"; else bad "$what"; fi
 }
 fig() { echo "FIGURE $*"; echo "$*" >> "$S/figures"; }
-section() { echo; echo "=== $*"; }
+section() { echo; echo "=== $* [${SECONDS} s]"; } # the guest script's clock: where its time goes
 calc() { awk "BEGIN { printf \"%.${2:-3}f\", $1 }"; }
 is_true() { awk "BEGIN { exit !($1) }"; }
 declare -A JOB=()
@@ -36,6 +36,11 @@ login_shells() { # login_shells USER: the PIDs of USER's bash that a login(1) st
         local l
         l=$(pgrep -d, -x login) && pgrep -u "$1" -x -P "$l" bash
 }
+new_login_shell() { # new_login_shell USER " PID PID ": USER has a login shell not in that list
+        local p
+        for p in $(login_shells "$1"); do [[ "$2" == *" $p "* ]] || return 0; done
+        return 1
+}
 start_login() { # start_login TAG USER HOGS [COMMAND [ANSWER]]: login(1) on a pty through script(1);
                 # COMMAND is typed into the login shell (default: hold the session with session.sh),
                 # ANSWER once a Password: prompt is out (PAM flushes what was typed ahead)
@@ -47,18 +52,12 @@ start_login() { # start_login TAG USER HOGS [COMMAND [ANSWER]]: login(1) on a pt
         # is a login: for root, any bash would be there at once (this script is one)
         old=" $(login_shells "$user" | tr '\n' ' ') "
         # shellcheck disable=SC2094 # the left side reads script's output for the prompt, on purpose
-        ( up=
-          for _ in $(seq 300); do
-                  for p in $(login_shells "$user"); do [[ "$old" == *" $p "* ]] || up=$p; done
-                  [ -n "$up" ] && break
-                  sleep 0.2
-          done
-          [ -n "$up" ] || echo "start_login $tag: no new login shell of $user within 60 s; typing all the same" >&2
+        ( wait_for 60 new_login_shell "$user" "$old" ||
+                  echo "start_login $tag: no new login shell of $user within 60 s; typing all the same" >&2
           sleep 1
           echo "$cmd"
           if [ -n "$answer" ]; then # misc_conv flushes the tty, then prints the prompt
-                  for _ in $(seq 300); do grep -qF 'Password:' "$D/$tag.out" 2> /dev/null && break; sleep 0.2; done
-                  grep -qF 'Password:' "$D/$tag.out" 2> /dev/null ||
+                  wait_for 60 grep -qF 'Password:' "$D/$tag.out" 2> /dev/null ||
                           echo "start_login $tag: no Password: prompt within 60 s; typing all the same" >&2
                   sleep 0.5
                   echo "$answer"
@@ -69,8 +68,7 @@ start_login() { # start_login TAG USER HOGS [COMMAND [ANSWER]]: login(1) on a pt
 wait_info() { # wait_info TAG...: until each session has written its info file
         local tag
         for tag in "$@"; do
-                for _ in $(seq 600); do [ -f "$D/$tag.info" ] && break; sleep 0.1; done
-                [ -f "$D/$tag.info" ] || { bad "$tag: session did not start"; sed 's/^/  | /' "$D/$tag.out"; }
+                wait_for 60 test -f "$D/$tag.info" || { bad "$tag: session did not start"; sed 's/^/  | /' "$D/$tag.out"; }
         done
 }
 go() { # go TAG...: the sessions start their hogs
@@ -81,7 +79,7 @@ stop() { # stop TAG...: end the sessions and wait for su/runuser/login to close 
         local tag rc
         for tag in "$@"; do poke "$D/stop-$tag"; done
         for tag in "$@"; do
-                for _ in $(seq 300); do kill -0 "${JOB[$tag]}" 2> /dev/null || break; sleep 0.1; done
+                wait_for 30 not kill -0 "${JOB[$tag]}" 2> /dev/null
                 [ -p "$D/feed-$tag" ] && timeout 5 bash -c 'echo > "$1"' - "$D/feed-$tag" 2> /dev/null
                 if kill -0 "${JOB[$tag]}" 2> /dev/null; then
                         bad "$tag: the login did not end within 30 s"
@@ -175,15 +173,24 @@ cpu_max_at() { # DIR -> the cgroup's quota in the kernel as v2's cpu.max has it 
 }
 cpu_max_is() { [ "$(cpu_max "$1")" = "$2" ]; }  # cpu_max_is UID "QUOTA PERIOD"
 quota_is() { [ "$(quota_of "$1")" = "$2" ]; } # quota_is UID CPUQuotaPerSecUSec
-wait_for() { # wait_for SECS CMD...: until CMD succeeds, checking every second
-        local n=$1
+# Deadlines are on the guest's clock, not counts of tries: a slow guest (TCG beside a busy host)
+# makes each try longer, and a counted loop would stretch its deadline by as much
+wait_for() { # wait_for SECS CMD...: until CMD succeeds, for at most SECS seconds, tried every 0.2 s
+        local end=$((SECONDS + $1))
         shift
-        for _ in $(seq "$n"); do
-                "$@" && return 0
-                sleep 1
+        until "$@"; do
+                [ "$SECONDS" -lt "$end" ] || return 1
+                sleep 0.2
         done
-        return 1
 }
+wait_is() { # wait_is WANT CMD...: CMD's output once it is WANT, or its last after 10 s: systemd
+        # writes the kernel files just after it answers
+        local got end=$((SECONDS + 10))
+        until got=$("${@:2}" 2> /dev/null); [ "$got" = "$1" ] || [ "$SECONDS" -ge "$end" ]; do sleep 0.2; done
+        echo "$got"
+}
+state_is() { [ "$(systemctl show -P ActiveState "$1")" = "$2" ]; } # state_is UNIT STATE (systemd's ActiveState)
+not() { ! "$@"; } # not CMD...: for wait_for
 
 # ---- the 3:1 split (guest-cgroupfs.sh, guest-package.sh, guest-systemd-backend.sh); needs V, CPUH
 # (ACCTH instead where cpuacct is a hierarchy of its own), FAIR_SECS

@@ -20,14 +20,13 @@ S=${CPUSLICE_VM_SHARE:-/mnt/share}
 [ -f "$S/params" ] && . "$S/params"
 D=/tmp/vmt
 . "$S/guest-lib.sh"
-sect() { section "$* [${SECONDS} s]"; }
 mkdir -m 1777 -p "$D"
 install -m 644 "$S/session.sh" "$D/session.sh"
 cd /tmp
 V=2 CPUH=/sys/fs/cgroup
 TEXTFILE_DIR=/var/lib/prometheus/node-exporter
 
-sect "facts ($ENV, $(uname -r), systemd $(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p'))"
+section "facts ($ENV, $(uname -r), systemd $(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p'))"
 echo "system $(timeout 60 systemctl is-system-running --wait 2>&1)"
 [ "$(cat /proc/1/comm)" = systemd ] || { bad "PID 1 is not systemd"; exit 1; }
 
@@ -48,7 +47,7 @@ kernel_is() { [ "$(kernel_values "$1" 2> /dev/null)" = "$2" ]; } # kernel_is UID
 failed_units() { systemctl list-units --all --plain --no-legend 'cpuslice*' | grep -E 'failed|not-found' || true; }
 
 # ------------------------------------------------------------------------------------- install --
-sect "1. apt install, as shipped"
+section "1. apt install, as shipped"
 cp -a /etc/pam.d "$D/pam.d.orig"
 install_packages || exit 1
 # the module goes where this release's own PAM modules are (debian/rules): /usr/lib/... on trixie
@@ -74,7 +73,7 @@ check "nothing was sent to systemd: no record in /run/cpuslice/systemd" [ -z "$(
 check "no runtime drop-in for user-1002.slice: $(ours_in_control 1002 | tr '\n' ' ')" [ -z "$(ours_in_control 1002)" ]
 
 # --------------------------------------------------------------------------------- in service --
-sect "2. a shared login node: rules, an admin's set-property, slicectl set --runtime, the metrics timer"
+section "2. a shared login node: rules, an admin's set-property, slicectl set --runtime, the metrics timer"
 cat > /etc/security/cpuslice.conf <<'EOF'
 # pam_cpuslice VM test (guest-life.sh)
 bob             CPUWeight=200 CPUQuota=30%
@@ -99,22 +98,19 @@ wait_for 20 kernel_is 1002 "cpu.weight=500 cpu.max=30000/100000"
 check "slicectl set --runtime applied it live ($(kernel_values 1002))" [ "$(kernel_values 1002)" = "cpu.weight=500 cpu.max=30000/100000" ]
 mkdir -p "$TEXTFILE_DIR"
 systemctl enable --now cpuslice-metrics.timer 2> /dev/null
-# the timer's first run, on the clock: a slow guest makes each turn of a counted loop longer
-t=$SECONDS
-until [ -s "$TEXTFILE_DIR/cpuslice.prom" ] || [ $((SECONDS - t)) -ge 90 ]; do sleep 0.2; done
+wait_for 90 test -s "$TEXTFILE_DIR/cpuslice.prom" # the timer's first run
 check "the metrics timer wrote $TEXTFILE_DIR/cpuslice.prom" grep -q '^cpuslice_cpu_weight{.*user="bob"' "$TEXTFILE_DIR/cpuslice.prom"
 fig "$ENV in service: bob $(kernel_values 1002); carol $(kernel_values 1003); records: $(ls /run/cpuslice/systemd | tr '\n' ' ')"
 
 # ------------------------------------------------------------------------------------- remove --
-sect "3. apt remove libpam-cpuslice slicectl, with bob's and carol's sessions open"
+section "3. apt remove libpam-cpuslice slicectl, with bob's and carol's sessions open"
 # and with a metrics run in flight, which the removal stops: a runtime drop-in holds it open (on a
 # busy host a run takes long enough to be caught by chance)
 slow=/run/systemd/system/cpuslice-metrics.service.d
 mkdir -p "$slow" && printf '[Service]\nExecStartPre=/bin/sleep 600\n' > "$slow/50-test-slow.conf"
 systemctl daemon-reload
 systemctl start --no-block cpuslice-metrics.service
-t=$SECONDS
-until [ "$(systemctl show -P ActiveState cpuslice-metrics.service)" = activating ] || [ $((SECONDS - t)) -ge 60 ]; do sleep 0.1; done
+wait_for 60 state_is cpuslice-metrics.service activating
 check "a metrics run is in flight ($(systemctl show -P ActiveState cpuslice-metrics.service))" \
         [ "$(systemctl show -P ActiveState cpuslice-metrics.service)" = activating ]
 check "apt remove" apt_ "$D/remove.log" remove libpam-cpuslice slicectl
@@ -147,7 +143,7 @@ got=$(login_values bob)
 check "a new login of bob after the removal carries none of the module's values ($got)" [ "$got" = "100 max 100000" ]
 
 # -------------------------------------------------------------------------------------- purge --
-sect "4. apt purge"
+section "4. apt purge"
 check "apt purge" apt_ "$D/purge.log" purge libpam-cpuslice slicectl
 check "purge: no warning from apt or dpkg" no_warning "$D/purge.log"
 # (cpuslice-vm*, and udev's link to the root disk labelled cpuslice-root: the VM harness's own)
@@ -156,7 +152,7 @@ check "purge: nothing of ours is left in /etc, /run, /var/lib, /usr${left:+: $le
 check "purge: no failed unit: $(systemctl list-units --failed --plain --no-legend)" [ -z "$(systemctl list-units --failed --plain --no-legend)" ]
 
 # ---------------------------------------------------------------------------------- reinstall --
-sect "5. install again"
+section "5. install again"
 install_packages || exit 1
 check "the shipped config is back" cmp -s <(dpkg-deb --fsys-tarfile /tmp/debs/libpam-cpuslice_*.deb | tar -xOf - ./etc/security/cpuslice.conf) /etc/security/cpuslice.conf
 check "no run-time override came back" [ ! -e /run/cpuslice.d/50-slicectl.conf ]
@@ -167,6 +163,6 @@ check "bob's login after the reinstall gets systemd's defaults ($got)" [ "$got" 
 check "cpuslice-gc.timer is enabled again, cpuslice-metrics.timer is not" \
         bash -c '[ "$(systemctl is-enabled cpuslice-gc.timer)" = enabled ] && [ "$(systemctl is-enabled cpuslice-metrics.timer)" = disabled ]'
 
-sect "result"
+section "result"
 echo "$fails check(s) failed in life-$ENV"
 [ "$fails" = 0 ]

@@ -65,15 +65,8 @@ val() { # val FILE METRIC [USER]: the sample's value (host metric without USER);
         fi
 }
 stamp() { val "$TF/cpuslice.prom" cpuslice_metrics_timestamp_seconds 2> /dev/null; }
-wait_new_file() { # wait_new_file AFTER SECS: until the textfile's timestamp passes AFTER
-        local t
-        for _ in $(seq $(($2 * 5))); do
-                t=$(stamp)
-                [ -n "$t" ] && is_true "$t > $1" && return 0
-                sleep 0.2
-        done
-        return 1
-}
+newer_file() { local t; t=$(stamp) && [ -n "$t" ] && is_true "$t > $1"; } # newer_file AFTER: the textfile's timestamp passed AFTER
+wait_new_file() { wait_for "$2" newer_file "$1"; } # wait_new_file AFTER SECS
 usage_now() { # usage_now UID: cpu.stat usage_usec of the slice, as seconds with 6 decimals
         awk '$1 == "usage_usec" { printf "%d.%06d\n", $2 / 1000000, $2 % 1000000 }' "$CG/user-$1.slice/cpu.stat"
 }
@@ -89,7 +82,8 @@ else
         NE=$!
         trap 'kill $NE $LOOP 2> /dev/null' EXIT
 fi
-for _ in $(seq 150); do scrape "$D/scrape0" 2> /dev/null && grep -q '^node_textfile_scrape_error' "$D/scrape0" && break; sleep 0.2; done
+scraped() { scrape "$1" 2> /dev/null && grep -q '^node_textfile_scrape_error' "$1"; } # scraped FILE: node_exporter answered
+wait_for 30 scraped "$D/scrape0"
 check "node_exporter answers on :9100 with its textfile collector" grep -q '^node_textfile_scrape_error 0' "$D/scrape0"
 
 section "the writer: $([ $SYSTEMD = 1 ] && echo cpuslice-metrics.timer || echo the cron line, every 15 s)"
@@ -164,8 +158,8 @@ check "the config has no errors" [ "$(val "$D/scrape1" cpuslice_config_errors)" 
 
 section "frozen slice: the counter equals cpu.stat to the µs"
 echo 1 > $CG/user-1001.slice/cgroup.freeze
-t=$SECONDS # a deadline in seconds: the hogs stop only once each is scheduled, which a slow guest delays
-until grep -q '^frozen 1' $CG/user-1001.slice/cgroup.events || [ $((SECONDS - t)) -ge 30 ]; do sleep 0.1; done
+# the hogs stop only once each is scheduled, which a slow guest delays
+wait_for 30 grep -q '^frozen 1' $CG/user-1001.slice/cgroup.events
 check "alice's slice froze" grep -q '^frozen 1' $CG/user-1001.slice/cgroup.events
 t_frozen=$EPOCHREALTIME
 u_frozen=$(usage_now 1001)
@@ -183,9 +177,8 @@ check "the counter did not go back" is_true "$u2 >= $u_scr"
 section "alice logs out: her slice leaves the next file"
 stop alice
 # with systemd, logind stops user@1001.service 10 s after the last session, and that stop may take
-# 15 s more: a deadline in seconds, since a slow guest makes each turn of the loop longer
-t=$SECONDS
-while [ -d $CG/user-1001.slice ] && [ $((SECONDS - t)) -lt 90 ]; do sleep 0.2; done
+# 15 s more
+wait_for 90 test ! -d $CG/user-1001.slice
 check "alice's slice is gone from the tree" [ ! -d $CG/user-1001.slice ]
 t_gone=$EPOCHREALTIME
 check "a file written after that" wait_new_file "$t_gone" 40

@@ -31,12 +31,11 @@ if [ -n "${TRACE:-}" ]; then
         exec 7> "$S/trace"; BASH_XTRACEFD=7; PS4='+ ${EPOCHREALTIME} ${FUNCNAME[0]:-}: '; set -x
 fi
 . "$S/guest-lib.sh"
-sect() { section "$* [${SECONDS} s]"; }
 mkdir -m 1777 -p "$D"
 install -m 644 "$S/session.sh" "$D/session.sh"
 cd /tmp
 
-sect "facts ($ENV, $(uname -r), $NPROC CPUs)"
+section "facts ($ENV, $(uname -r), $NPROC CPUs)"
 SD=no
 [ "$(cat /proc/1/comm)" = systemd ] && SD=yes
 [ $SD = yes ] && echo "system $(timeout 60 systemctl is-system-running --wait 2>&1)"
@@ -47,7 +46,7 @@ esac
 echo "PID 1 $(cat /proc/1/comm), cpu hierarchy $CPUH (v$V)"
 
 # ----------------------------------------------------------------------------------- apt install --
-sect "apt install ./libpam-cpuslice_*.deb ./slicectl_*.deb"
+section "apt install ./libpam-cpuslice_*.deb ./slicectl_*.deb"
 cp -a /etc/pam.d "$D/pam.d.orig"
 pamd_diff() { # pamd_diff NAME REFERENCE: /etc/pam.d against REFERENCE, kept in the share as NAME.diff
         diff -ru "$2" /etc/pam.d > "$S/pamd-$1.diff"
@@ -96,8 +95,7 @@ check_landed() { # check_landed INFO-FILE UID ENTRY: placement and values while 
         check "$3: in a scope or service of user.slice/user-$2.slice (it is in $cg)" \
                 grep -qE "^/user\.slice/user-$2\.slice/.+\.(scope|service)$" <<< "$cg"
         want=$(want_values "$2")
-        # systemd writes the kernel files just after it answers the login: wait for them
-        for _ in $(seq 50); do got=$(kernel_values "$2" 2> /dev/null); [ "$got" = "$want" ] && break; sleep 0.2; done
+        got=$(wait_is "$want" kernel_values "$2")
         check "$3: user-$2.slice has $want ($got)" [ "$got" = "$want" ]
         if [ $SD = yes ]; then
                 check "$3: systemd has CPUWeight=${W[$2]} on user-$2.slice" \
@@ -108,16 +106,14 @@ check_landed() { # check_landed INFO-FILE UID ENTRY: placement and values while 
 check_gone() { # check_gone UID...: the slices go after the last logout (systemd: user@ stops ~10 s later)
         local uid t
         for uid in "$@"; do
-                # and user@'s stop may take 15 s more: a deadline in seconds, as a slow guest makes
-                # each turn of the loop longer
-                t=$SECONDS
-                while [ -e "$(slice_dir "$uid")" ] && [ $((SECONDS - t)) -lt 90 ]; do sleep 0.2; done
+                # and user@'s stop may take 15 s more
+                wait_for 90 test ! -e "$(slice_dir "$uid")"
                 check "user-$uid.slice is gone after the last logout" [ ! -e "$(slice_dir "$uid")" ]
         done
 }
 
 # ---------------------------------------------------------------------------------- sshd, cron --
-sect "sshd and cron"
+section "sshd and cron"
 if [ $SD = no ]; then # the test is the init system here
         ssh-keygen -A
         mkdir -p /run/sshd && /usr/sbin/sshd && ok "sshd started" || bad "sshd started"
@@ -132,7 +128,7 @@ for u in alice bob carol dave; do
         install -d -m 700 -o "$u" -g "$u" "/home/$u/.ssh"
         install -m 600 -o "$u" -g "$u" /root/.ssh/id_ed25519.pub "/home/$u/.ssh/authorized_keys"
 done
-for _ in $(seq 60); do ssh -o BatchMode=yes bob@localhost true 2> /dev/null && break; sleep 0.5; done
+wait_for 30 ssh -o BatchMode=yes bob@localhost true 2> /dev/null
 check "public-key login: ssh -o BatchMode=yes bob@localhost true" ssh -o BatchMode=yes bob@localhost true
 
 # cron runs carol's entry at the next full minute: set it now, so that the wait overlaps the ssh
@@ -141,7 +137,7 @@ fifos cron-carol
 echo "* * * * * [ -e $D/cron-carol.info ] || sh $D/session.sh cron-carol 1 > /dev/null 2>&1" | crontab -u carol -
 cron_set=$SECONDS
 
-sect "ssh: alice (300), bob (100) and dave at once; $HOGS hogs each for alice and bob"
+section "ssh: alice (300), bob (100) and dave at once; $HOGS hogs each for alice and bob"
 start alice-ssh ssh -o BatchMode=yes alice@localhost "sh $D/session.sh alice-ssh $HOGS"
 start bob-ssh ssh -o BatchMode=yes bob@localhost "sh $D/session.sh bob-ssh $HOGS"
 start dave-ssh ssh -o BatchMode=yes dave@localhost "sh $D/session.sh dave-ssh 0"
@@ -159,7 +155,7 @@ fi
 stop alice-ssh bob-ssh
 
 if [ $SD = yes ]; then
-        sect "systemd's user manager: user@1500.service and systemd-run --user (dave's ssh session is open)"
+        section "systemd's user manager: user@1500.service and systemd-run --user (dave's ssh session is open)"
         su_stack=/etc/pam.d/systemd-user
         [ -f $su_stack ] || su_stack=/usr/lib/pam.d/systemd-user # systemd's vendor copy
         check "$su_stack includes common-session-noninteractive, which has the module" bash -c \
@@ -181,8 +177,8 @@ if [ $SD = yes ]; then
 fi
 stop dave-ssh
 
-sect "cron: carol's crontab entry (CPUWeight=200, CPUQuota=50%)"
-for _ in $(seq 900); do [ -f "$D/cron-carol.info" ] && break; sleep 0.1; done
+section "cron: carol's crontab entry (CPUWeight=200, CPUQuota=50%)"
+wait_for 90 test -f "$D/cron-carol.info"
 check "the cron job started ($((SECONDS - cron_set)) s after the crontab was set)" [ -f "$D/cron-carol.info" ]
 if [ -f "$D/cron-carol.info" ]; then
         crontab -r -u carol
@@ -211,7 +207,7 @@ fi
 # Without systemd the removal lifts what the cgroupfs backend wrote (slicectl reset in the prerm):
 # carol's session stays open across it and her slice gets the kernel's defaults.
 if [ "$ENV" = nosd-v2 ]; then
-        sect "apt remove with carol's session open (cgroupfs backend)"
+        section "apt remove with carol's session open (cgroupfs backend)"
         start carol-remove su -l carol -c "sh $D/session.sh carol-remove 0"
         wait_info carol-remove
         go carol-remove
@@ -225,12 +221,12 @@ if [ "$ENV" = nosd-v2 ]; then
         stop carol-remove
 fi
 if [ "$ENV" != systemd-v2 ]; then
-        sect "result"
+        section "result"
         echo "$fails check(s) failed in pkg-$ENV"
         [ "$fails" = 0 ]
         exit
 fi
-sect "reinstall, and an upgrade while bob's ssh session is open"
+section "reinstall, and an upgrade while bob's ssh session is open"
 apt_() { DEBIAN_FRONTEND=noninteractive apt-get -y -q "$@" > /tmp/debs/apt.log 2>&1 || { sed 's/^/  | /' /tmp/debs/apt.log; return 1; }; }
 check "apt install --reinstall" apt_ install --reinstall /tmp/debs/libpam-cpuslice_*.deb
 check "reinstall: /etc/pam.d unchanged" pamd_diff reinstall "$D/pam.d.installed"
@@ -250,6 +246,6 @@ check_landed "$D/bob-upgrade.info" 1002 "ssh bob, open across the upgrade"
 stop bob-upgrade
 check_gone 1001 1002
 
-sect "result"
+section "result"
 echo "$fails check(s) failed in pkg-$ENV"
 [ "$fails" = 0 ]

@@ -67,7 +67,7 @@ check_values() { # check_values TAG UID ENTRY: placement, systemd's view and the
                 grep -q "CPUWeight=${W[$uid]} CPUQuotaPerSecUSec=${QS[$uid]} " <<< "$got"
         # systemd stores the properties before it answers, and realizes them in the kernel right after
         want=$(want_values "$uid")
-        for _ in $(seq 50); do got=$(kernel_values "$uid" 2> /dev/null); [ "$got" = "$want" ] && break; sleep 0.2; done
+        got=$(wait_is "$want" kernel_values "$uid")
         check "$entry: kernel files equal the cgroupfs backend's values '$want' (got '$got')" [ "$got" = "$want" ]
         [ "$got" = "$want" ] || { ls "$CPUH/user.slice" "$(slice_dir "$uid")" | tr '\n' ' '; echo; cat "$CPUH/user.slice/cgroup.subtree_control"; }
         fig "$ENV $entry $(info "$tag" user): $cg; systemd: $got; $(props "$uid")"
@@ -96,9 +96,8 @@ start fair-alice su -l alice -c "sh $D/session.sh fair-alice $HOGS"
 start fair-carol su -l carol -c "sh $D/session.sh fair-carol $HOGS"
 wait_info fair-alice fair-carol
 # the users' service managers start in their slices too: let them settle before measuring
-for _ in $(seq 150); do
-        [ "$(systemctl is-active user@1001.service user@1003.service | sort -u)" = active ] && break; sleep 0.2
-done
+wait_for 30 state_is user@1001.service active
+wait_for 30 state_is user@1003.service active
 go fair-alice fair-carol
 sleep 2
 if split_windows "split alice:carol" 1001 1003 3; then
@@ -143,10 +142,8 @@ check_values change-bob 1002 "bob's quota line removed"
 stop change-alice change-bob
 
 section "a slice that is not started yet, and one stopped and started again"
-# logind stops user@1002.service 10 s after the last session, and that stop may take 15 s more: a
-# deadline in seconds, since a slow guest makes each turn of the loop longer
-t=$SECONDS
-while [ "$(systemctl is-active user-1002.slice)" = active ] && [ $((SECONDS - t)) -lt 90 ]; do sleep 0.5; done
+# logind stops user@1002.service 10 s after the last session, and that stop may take 15 s more
+wait_for 90 not state_is user-1002.slice active
 check "bob's slice stopped after his last session ($(systemctl is-active user-1002.slice))" \
         [ "$(systemctl is-active user-1002.slice)" != active ]
 printf 'session required pam_cpuslice.so debug\nsession required pam_permit.so\n' > /etc/pam.d/cpuslice-only
@@ -171,8 +168,7 @@ target_case() { # target_case TAG CALLER-UID CALLER COMMAND: a login of CALLER o
         check "$tag: bob's process is in user-1002.slice (it is in $cg)" grep -q "^/user\.slice/user-1002\.slice/" <<< "$cg"
         # the caller's service manager starts in the caller's slice: under TCG its start-up alone can
         # cost a tenth of bob's CPU time, so let it settle before measuring
-        t=$SECONDS
-        while [ "$(systemctl is-active "user@$cuid.service")" != active ] && [ $((SECONDS - t)) -lt 30 ]; do sleep 0.2; done
+        wait_for 30 state_is "user@$cuid.service" active
         sleep 2
         b0=$(usage_us 1002); c0=$(usage_us "$cuid"); t0=$(date +%s%N)
         sleep "$QUOTA_SECS"
@@ -276,9 +272,8 @@ systemctl stop dbus.socket dbus.service
 bus_case stopped
 systemctl start dbus.socket dbus.service
 # with dbus.service Type=simple, systemctl start returns before the daemon may have a pid of its own
-t=$SECONDS pid=
-until pid=$(pidof dbus-daemon) || [ $((SECONDS - t)) -ge 20 ]; do sleep 0.2; done
-if [ -n "$pid" ]; then
+wait_for 20 pidof dbus-daemon > /dev/null
+if pid=$(pidof dbus-daemon); then
         kill -STOP "$pid"
         bus_case hung
         kill -CONT "$pid"

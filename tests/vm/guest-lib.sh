@@ -175,12 +175,15 @@ cpu_max_is() { [ "$(cpu_max "$1")" = "$2" ]; }  # cpu_max_is UID "QUOTA PERIOD"
 quota_is() { [ "$(quota_of "$1")" = "$2" ]; } # quota_is UID CPUQuotaPerSecUSec
 # Deadlines are on the guest's clock, not counts of tries: a slow guest (TCG beside a busy host)
 # makes each try longer, and a counted loop would stretch its deadline by as much
-wait_for() { # wait_for SECS CMD...: until CMD succeeds, for at most SECS seconds, tried every 0.2 s
-        local end=$((SECONDS + $1))
+wait_for() { # wait_for SECS CMD...: until CMD succeeds, for at most SECS seconds; tried every 0.2 s
+        # for the first 2 s, then every second: a try may be a systemctl (0.2 s of a TCG guest's CPU),
+        # and the CPU is for what we wait on
+        local end=$((SECONDS + $1)) n=0
         shift
         until "$@"; do
                 [ "$SECONDS" -lt "$end" ] || return 1
-                sleep 0.2
+                n=$((n + 1))
+                if [ "$n" -le 10 ]; then sleep 0.2; else sleep 1; fi
         done
 }
 wait_is() { # wait_is WANT CMD...: CMD's output once it is WANT, or its last after 10 s: systemd

@@ -188,10 +188,11 @@ wait_for() { # wait_for SECS CMD...: until CMD succeeds, for at most SECS second
 }
 wait_is() { # wait_is WANT CMD...: CMD's output once it is WANT, or its last after 10 s: systemd
         # writes the kernel files just after it answers
-        local got end=$((SECONDS + 10))
-        until got=$("${@:2}" 2> /dev/null); [ "$got" = "$1" ] || [ "$SECONDS" -ge "$end" ]; do sleep 0.2; done
+        local got
+        wait_for 10 output_is "$@"
         echo "$got"
 }
+output_is() { got=$("${@:2}" 2> /dev/null); [ "$got" = "$1" ]; } # output_is WANT CMD...: sets wait_is's got
 state_is() { [ "$(systemctl show -P ActiveState "$1")" = "$2" ]; } # state_is UNIT STATE (systemd's ActiveState)
 not() { ! "$@"; } # not CMD...: for wait_for
 

@@ -111,8 +111,8 @@ mkdir -p "$slow" && printf '[Service]\nExecStartPre=/bin/sleep 600\n' > "$slow/5
 systemctl daemon-reload
 systemctl start --no-block cpuslice-metrics.service
 wait_for 60 state_is cpuslice-metrics.service activating
-check "a metrics run is in flight ($(systemctl show -P ActiveState cpuslice-metrics.service))" \
-        [ "$(systemctl show -P ActiveState cpuslice-metrics.service)" = activating ]
+st=$(systemctl show -P ActiveState cpuslice-metrics.service)
+check "a metrics run is in flight ($st)" [ "$st" = activating ]
 check "apt remove" apt_ "$D/remove.log" remove libpam-cpuslice slicectl
 rm -rf "$slow" && systemctl daemon-reload
 sed 's/^/  | /' "$D/remove.log" | grep -iE 'cpuslice|warning' || true

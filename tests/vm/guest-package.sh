@@ -104,7 +104,7 @@ check_landed() { # check_landed INFO-FILE UID ENTRY: placement and values while 
         fig "$ENV $3: $cg; $got"
 }
 check_gone() { # check_gone UID...: the slices go after the last logout (systemd: user@ stops ~10 s later)
-        local uid t
+        local uid
         for uid in "$@"; do
                 # and user@'s stop may take 15 s more
                 wait_for 90 test ! -e "$(slice_dir "$uid")"

@@ -144,8 +144,8 @@ stop change-alice change-bob
 section "a slice that is not started yet, and one stopped and started again"
 # logind stops user@1002.service 10 s after the last session, and that stop may take 15 s more
 wait_for 90 not state_is user-1002.slice active
-check "bob's slice stopped after his last session ($(systemctl is-active user-1002.slice))" \
-        [ "$(systemctl is-active user-1002.slice)" != active ]
+st=$(systemctl is-active user-1002.slice)
+check "bob's slice stopped after his last session ($st)" [ "$st" != active ]
 printf 'session required pam_cpuslice.so debug\nsession required pam_permit.so\n' > /etc/pam.d/cpuslice-only
 conf '* CPUWeight=100' 'bob CPUWeight=700 CPUQuota=70%'
 W[1002]=700; Q[1002]=70000; QS[1002]=700ms

@@ -175,9 +175,9 @@ cpu_max_is() { [ "$(cpu_max "$1")" = "$2" ]; }  # cpu_max_is UID "QUOTA PERIOD"
 quota_is() { [ "$(quota_of "$1")" = "$2" ]; } # quota_is UID CPUQuotaPerSecUSec
 # Deadlines are on the guest's clock, not counts of tries: a slow guest (TCG beside a busy host)
 # makes each try longer, and a counted loop would stretch its deadline by as much
-wait_for() { # wait_for SECS CMD...: until CMD succeeds, for at most SECS seconds; tried every 0.2 s
-        # for the first 2 s, then every second: a try may be a systemctl (0.2 s of a TCG guest's CPU),
-        # and the CPU is for what we wait on
+wait_for() { # wait_for SECS CMD...: until CMD succeeds, for at most SECS seconds; 0.2 s between the
+        # first 10 tries, then a second: a try may be a systemctl (0.2 s of a TCG guest's CPU), and the
+        # CPU is for what we wait on
         local end=$((SECONDS + $1)) n=0
         shift
         until "$@"; do

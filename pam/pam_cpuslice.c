@@ -382,6 +382,22 @@ static void apply_slices_cgroupfs(Login *l, Cgfs *c) {
                 pam_syslog(l->h, LOG_WARNING, "user.slice line not applied: %s", cs_error_text(&e, r));
 }
 
+static void log_joined(Login *l, const CgfsSession *s) {
+        char esc[LOG_NAME_MAX * 4 + 8];
+
+        escape_for_log(s->scope, LOG_NAME_MAX, esc, sizeof esc);
+        /* the cap keeps one user from filling cgroup.max.descendants for everyone: say so when it
+         * bites, and where the login went, since it shares that scope's fate */
+        if (s->at_cap)
+                pam_syslog(l->h, LOG_WARNING,
+                           "%s: user-%u.slice has %u other session scopes still in use, the most that "
+                           "max_scopes=%u allows; this login joins %s",
+                           l->user_esc, (unsigned) l->user.uid, s->at_cap, l->args.max_scopes, esc);
+        else if (l->args.debug)
+                pam_syslog(l->h, LOG_DEBUG, "%s: joined %s in user-%u.slice", l->user_esc, esc,
+                           (unsigned) l->user.uid);
+}
+
 static int apply_cgroupfs(Login *l) {
         _cleanup_(cgfs_close) Cgfs c = { .root_fd = -EBADF };
         SessionState *st = calloc(1, sizeof *st);
@@ -426,9 +442,7 @@ static int apply_cgroupfs(Login *l) {
                 session_free(l->h, st, 0);
                 return fail(l, "%s", cs_error_text(&e, r));
         }
-        if (l->args.debug)
-                pam_syslog(l->h, LOG_DEBUG, "%s: joined %s in user-%u.slice", l->user_esc, st->s.scope,
-                           (unsigned) l->user.uid);
+        log_joined(l, &st->s);
         r = pam_set_data(l->h, SESSION_DATA, st, session_free);
         if (r != PAM_SUCCESS) {
                 (void) cgfs_close_session(&c, &st->s, getpid(), NULL);

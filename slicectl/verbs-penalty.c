@@ -18,6 +18,7 @@
 #include "penalty-sample.h"
 #include "penalty-state.h"
 #include "format.h"
+#include "fs-util.h"
 #include "login-policy.h"
 #include "rows.h"
 #include "slicectl-util.h"
@@ -56,8 +57,10 @@ int penalty_lock(void) {
         dfd = state_dir_open(d, true);
         if (dfd < 0)
                 return log_error(dfd, "cannot open %s: %s", d, strerror(-dfd));
-        fd = openat(dfd, "penalty.lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
-        if (fd < 0 || flock(fd, LOCK_EX) < 0)
+        fd = openat_mode(dfd, "penalty.lock", O_RDWR | O_NOCTTY, 0600);
+        if (fd < 0)
+                return log_error(fd, "cannot lock %s/penalty.lock: %s", d, strerror(-fd));
+        if (flock(fd, LOCK_EX) < 0)
                 return log_error(-errno, "cannot lock %s/penalty.lock: %m", d);
         return 0; /* the fd stays open: the lock is the pass's */
 }

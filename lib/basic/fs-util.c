@@ -17,3 +17,20 @@ int mkdir_mode(const char *path, mode_t mode) {
                 return negative_errno();
         return 0;
 }
+
+int openat_mode(int dfd, const char *name, int flags, mode_t mode) {
+        int fd = openat(dfd, name, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+
+        if (fd >= 0) {
+                if (fchmod(fd, mode) < 0) {
+                        int r = negative_errno();
+                        close(fd);
+                        return r;
+                }
+                return fd;
+        }
+        if (errno != EEXIST)
+                return negative_errno();
+        fd = openat(dfd, name, (flags & ~(O_CREAT | O_EXCL)) | O_NOFOLLOW | O_CLOEXEC);
+        return fd < 0 ? negative_errno() : fd;
+}

@@ -9,3 +9,7 @@
 /* mkdir, then the mode set on what was made (through an O_NOFOLLOW fd, so a directory swapped
  * for a link in between is not followed). An existing path is left as it is. 0 or -errno. */
 int mkdir_mode(const char *path, mode_t mode);
+
+/* name in dfd opened with flags (O_NOFOLLOW, O_CLOEXEC added), made with mode, the umask's part
+ * put back, if it was not there; an existing file keeps its mode. The fd or -errno. */
+int openat_mode(int dfd, const char *name, int flags, mode_t mode);

@@ -447,30 +447,68 @@ static int make_scope(Cgfs *c, int slice_fd, const char *session_id, pid_t pid, 
         return cs_error(e, -EEXIST, "no free scope name for pid %" PRIi32, (int32_t) pid);
 }
 
-/* Before a login adds a scope: the user's empty ones go (in the accounting mirror too), and the
- * cap is checked against what is left. keep: the scope this login will make or join ("" unknown). */
-static int reap_for_open(Cgfs *c, uid_t uid, int slice_fd, const char *keep, CsError *e) {
+/* The user's empty scopes in one hierarchy (all but keep): housekeeping, whose refusals are
+ * slicectl gc's to report. */
+static void reap_in(Cgfs *c, const CgroupHierarchy *h, uid_t uid, const char *keep) {
+        _cleanup_close_ int fd = cgfs_open_slice_path(c, h, uid, 0, NULL);
+
+        if (fd >= 0)
+                (void) reap_scopes(c, fd, &(Reap) { .keep = keep }, NULL);
+}
+
+/* Before a login adds a scope: the user's empty ones go (in the accounting mirror too). 1 when
+ * what is left is the cap (*ret_left of them), 0 under it. keep: the scope this login will make
+ * or join ("" unknown). */
+static int reap_for_open(Cgfs *c, uid_t uid, int slice_fd, const char *keep, unsigned *ret_left, CsError *e) {
         Reap p = { .keep = *keep ? keep : NULL };
-        char slice[SLICE_NAME_MAX];
         int r;
 
-        if (c->layout.acct.path) {
-                _cleanup_close_ int acct_fd = cgfs_open_slice_path(c, &c->layout.acct, uid, 0, NULL);
-
-                if (acct_fd >= 0)
-                        (void) reap_scopes(c, acct_fd, &(Reap) { .keep = p.keep }, NULL);
-        }
+        if (c->layout.acct.path)
+                reap_in(c, &c->layout.acct, uid, p.keep);
         r = reap_scopes(c, slice_fd, &p, e);
         if (r < 0)
                 return r;
-        if (c->max_scopes > 0 && p.left >= c->max_scopes) {
-                slice_name(uid, slice);
-                return cs_error(e, -EUSERS,
-                                "%s has %u other session scopes still in use, the most that "
-                                "max_scopes=%u allows; no scope made for this login",
-                                slice, p.left, c->max_scopes);
-        }
+        *ret_left = p.left;
+        return c->max_scopes > 0 && p.left >= c->max_scopes;
+}
+
+static bool scope_is_roots(int slice_fd, const char *name) {
+        struct stat st;
+
+        return fstatat(slice_fd, name, &st, AT_SYMLINK_NOFOLLOW) >= 0 && S_ISDIR(st.st_mode) &&
+               (geteuid() != 0 || st.st_uid == 0);
+}
+
+/* the first name in C order, so that the logins past the cap share one scope rather than spread
+ * over the user's others */
+static int pick_first(Cgfs *c, int slice_fd, const char *name, void *userdata, CsError *e) {
+        char *best = userdata;
+
+        if (scope_is_roots(slice_fd, name) && (!best[0] || strcmp(name, best) < 0))
+                snprintf(best, SLICE_NAME_MAX, "%s", name);
         return 0;
+}
+
+/* At the cap a login joins one of the user's live scopes instead of making one: it stays under
+ * the user's slice (failing open there would leave it in sshd's or su's cgroup, outside every
+ * limit: a way out that 256 nohup jobs would open), and adds no cgroup. */
+static int pick_scope_at_cap(Cgfs *c, uid_t uid, int slice_fd, const char *keep, unsigned left,
+                             char name[static SLICE_NAME_MAX], CsError *e) {
+        char slice[SLICE_NAME_MAX];
+
+        name[0] = '\0';
+        /* the scope of this session's id, if it has one already, is no new cgroup */
+        if (*keep && scope_is_roots(slice_fd, keep))
+                snprintf(name, SLICE_NAME_MAX, "%s", keep);
+        else
+                (void) for_each_subdir(c, slice_fd, scope_name_valid, pick_first, name, NULL);
+        if (name[0])
+                return 0;
+        slice_name(uid, slice);
+        return cs_error(e, -EUSERS,
+                        "%s has %u other session scopes still in use, the most that max_scopes=%u "
+                        "allows, and none of them can be joined; no scope made for this login",
+                        slice, left, c->max_scopes);
 }
 
 /* takes ownership of dirfd */
@@ -484,6 +522,7 @@ static int open_session_once(Cgfs *c, uid_t uid, const char *session_id, pid_t p
                              CgfsSession *s, bool *scope_created, CsError *e) {
         _cleanup_close_ int slice_fd = -EBADF, scope_fd = -EBADF, acct_fd = -EBADF;
         char keep[SLICE_NAME_MAX];
+        unsigned left;
         int r;
 
         r = slice_apply(c, uid, k, CGFS_WALK_CREATE | CGFS_WALK_ENABLE_CPU, &slice_fd, e);
@@ -494,10 +533,12 @@ static int open_session_once(Cgfs *c, uid_t uid, const char *session_id, pid_t p
                 snprintf(keep, sizeof keep, "%s", s->scope);
         else if (!session_id || !scope_name(session_id, keep))
                 keep[0] = '\0';
-        r = reap_for_open(c, uid, slice_fd, keep, e);
+        r = reap_for_open(c, uid, slice_fd, keep, &left, e);
         if (r < 0)
                 return r;
-        r = make_scope(c, slice_fd, session_id, pid, s->scope, scope_created, e);
+        s->at_cap = r > 0 ? left : 0;
+        r = r > 0 ? pick_scope_at_cap(c, uid, slice_fd, keep, left, s->scope, e)
+                  : make_scope(c, slice_fd, session_id, pid, s->scope, scope_created, e);
         if (r < 0)
                 return r;
         scope_fd = cgfs_open_dir(c, slice_fd, s->scope, e);
@@ -519,6 +560,18 @@ static int open_session_once(Cgfs *c, uid_t uid, const char *session_id, pid_t p
         return 0;
 }
 
+/* A login whose process is in the user's slice already still reaps the user's other empty scopes:
+ * none may outlive the user's next login, whichever kind it is. */
+static void reap_placed(Cgfs *c, uid_t uid, const char *cpu_path) {
+        const char *child = slice_path_child(cpu_path, c->slices, uid);
+        char keep[SLICE_NAME_MAX];
+
+        snprintf(keep, sizeof keep, "%.*s", (int) strcspn(child, "/"), child);
+        reap_in(c, &c->layout.cpu, uid, keep);
+        if (c->layout.acct.path)
+                reap_in(c, &c->layout.acct, uid, keep);
+}
+
 int cgfs_open_session(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, const CpuKernelValues *k,
                       CgfsSession *ret, CsError *e) {
         CgfsSession s = { .uid = uid };
@@ -534,6 +587,7 @@ int cgfs_open_session(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, con
         /* su - self inside a session, or a second instance of the module in one stack: the
          * process is placed already, and must stay where the first placement put it */
         if (slice_path_in_slice(s.orig_cpu, c->slices, uid)) {
+                reap_placed(c, uid, s.orig_cpu);
                 cgfs_session_done(&s);
                 *ret = (CgfsSession) { .uid = uid };
                 return 0;
@@ -564,7 +618,12 @@ static bool is_user_slice_name(const char *n) {
         return slice_name_to_uid(n, &uid) >= 0;
 }
 
-static int gc_slice(Cgfs *c, int root, const char *slice, void *userdata, CsError *e) {
+typedef struct Gc {
+        int removed;
+        int error; /* the first; the message in e is its */
+} Gc;
+
+static int gc_slice_reap(Cgfs *c, int root, const char *slice, CsError *e) {
         CsError open_error = {};
         _cleanup_close_ int fd = cgfs_open_dir(c, root, slice, &open_error);
         Reap p = {};
@@ -585,26 +644,37 @@ static int gc_slice(Cgfs *c, int root, const char *slice, void *userdata, CsErro
         return r < 0 ? r : (int) p.removed + r;
 }
 
-static int gc_hierarchy(Cgfs *c, const CgroupHierarchy *h, CsError *e) {
-        _cleanup_close_ int root = cgfs_open_slice_path(c, h, (uid_t) -1, 0, e);
+/* one slice's refusal leaves the others to be collected still; the first is what gc returns */
+static int gc_slice(Cgfs *c, int root, const char *slice, void *userdata, CsError *e) {
+        Gc *g = userdata;
+        int r = gc_slice_reap(c, root, slice, g->error < 0 ? NULL : e);
+
+        if (r >= 0)
+                g->removed += r;
+        else if (g->error == 0)
+                g->error = r;
+        return 0;
+}
+
+static void gc_hierarchy(Cgfs *c, const CgroupHierarchy *h, Gc *g, CsError *e) {
+        _cleanup_close_ int root = cgfs_open_slice_path(c, h, (uid_t) -1, 0, g->error < 0 ? NULL : e);
+        int r = root;
 
         if (root == -ENOENT)
-                return 0;
-        if (root < 0)
-                return root;
-        return for_each_subdir(c, root, is_user_slice_name, gc_slice, NULL, e);
+                return;
+        if (root >= 0)
+                r = for_each_subdir(c, root, is_user_slice_name, gc_slice, g, e);
+        if (r < 0 && g->error == 0)
+                g->error = r;
 }
 
 int cgfs_gc(Cgfs *c, CsError *e) {
-        int r;
+        Gc g = {};
 
-        if (c->layout.acct.path) {
-                r = gc_hierarchy(c, &c->layout.acct, e);
-                if (r < 0)
-                        return r;
-        }
-        r = gc_hierarchy(c, &c->layout.cpu, e);
-        if (r < 0)
-                return r;
-        return r; /* removals counted on the cpu hierarchy: the mirror holds the same tree */
+        if (c->layout.acct.path)
+                gc_hierarchy(c, &c->layout.acct, &g, e);
+        /* removals counted on the cpu hierarchy: the mirror holds the same tree */
+        g.removed = 0;
+        gc_hierarchy(c, &c->layout.cpu, &g, e);
+        return g.error < 0 ? g.error : g.removed;
 }

@@ -25,6 +25,8 @@ typedef struct CgfsSession {
         char scope[SLICE_NAME_MAX]; /* "session-3.scope" */
         char *orig_cpu;             /* the cgroup the process came from, per hierarchy */
         char *orig_acct;
+        /* the login came at max_scopes= and joined scope, one of the user's this many others */
+        unsigned at_cap;
 } CgfsSession;
 
 /* Creates user.slice/user-UID.slice where missing (enabling +cpu down the path on v2) and
@@ -37,8 +39,10 @@ int cgfs_update_slice(Cgfs *c, uid_t uid, const CpuKernelValues *k, CsError *e);
  * below the burst in place); after it, the burst is set to k's. -ENOENT without the slice. */
 int cgfs_write_burst(Cgfs *c, uid_t uid, const CpuKernelValues *k, bool before_quota, CsError *e);
 /* apply_slice, then create the session scope and move pid into it (and into the accounting mirror).
- * A pid in user-UID.slice already is left alone: ret->scope is "" then, and nothing was written.
- * First the user's empty scopes are reaped (see cgfs_gc); -EUSERS when c->max_scopes are left. */
+ * A pid in user-UID.slice already is left alone: ret->scope is "" then, and nothing was written
+ * but the user's other empty scopes reaped. First the user's empty scopes are reaped (see
+ * cgfs_gc); when c->max_scopes are left the pid joins one of them (ret->at_cap), -EUSERS if none
+ * is root's. */
 int cgfs_open_session(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, const CpuKernelValues *k,
                       CgfsSession *ret, CsError *e);
 /* Moves pid back where it came from, removes the scope if empty, the user's other empty scopes
@@ -46,6 +50,7 @@ int cgfs_open_session(Cgfs *c, uid_t uid, const char *session_id, pid_t pid, con
 int cgfs_close_session(Cgfs *c, const CgfsSession *s, pid_t pid, CsError *e);
 void cgfs_session_done(CgfsSession *s);
 /* Removes empty session scopes (older than c->reap_grace_usec) and user slices (user-UID.slice
- * only, nothing else that lives beside them); returns how many were removed. "Empty" is the
- * kernel's word: rmdir of a cgroup with processes or child cgroups fails with EBUSY. */
+ * only, nothing else that lives beside them); returns how many were removed, or the first error
+ * once every slice was tried. "Empty" is the kernel's word: rmdir of a cgroup with processes or
+ * child cgroups fails with EBUSY. */
 int cgfs_gc(Cgfs *c, CsError *e);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fs-util.h"
 #include "macro.h"
 #include "penalty-cap.h"
 #include "state-file.h"
@@ -61,6 +62,6 @@ int penalty_marker_set(const char *root, bool enabled) {
                 return unlinkat(dfd, name, 0) < 0 && errno != ENOENT ? -errno : 0;
         if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) >= 0)
                 return 0;
-        fd = openat(dfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
-        return fd < 0 ? -errno : 0;
+        fd = openat_mode(dfd, name, O_WRONLY | O_NOCTTY, 0644);
+        return fd < 0 ? fd : 0;
 }

@@ -50,11 +50,18 @@ const char *scope_name(const char *session_id, char buf[static SLICE_NAME_MAX]) 
         return buf;
 }
 
-bool slice_path_in_slice(const char *path, const char *slices, uid_t uid) {
+const char *slice_path_child(const char *path, const char *slices, uid_t uid) {
         char prefix[PATH_MAX], slice[SLICE_NAME_MAX];
+        size_t n;
 
         slice_name(uid, slice);
-        if (snprintf(prefix, sizeof prefix, "/%s%s%s/", slices, *slices ? "/" : "", slice) >= (int) sizeof prefix)
-                return false;
-        return path && strncmp(path, prefix, strlen(prefix)) == 0;
+        if (!path ||
+            snprintf(prefix, sizeof prefix, "/%s%s%s/", slices, *slices ? "/" : "", slice) >= (int) sizeof prefix)
+                return NULL;
+        n = strlen(prefix);
+        return strncmp(path, prefix, n) == 0 ? path + n : NULL;
+}
+
+bool slice_path_in_slice(const char *path, const char *slices, uid_t uid) {
+        return slice_path_child(path, slices, uid) != NULL;
 }

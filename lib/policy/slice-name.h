@@ -31,3 +31,5 @@ const char *scope_name(const char *session_id, char buf[static SLICE_NAME_MAX]);
  * ("user.slice", "PARENT/user.slice"; "" for the root: /user-UID.slice/). A user can build
  * .../user@1001.service/app.slice/user-1002.slice/ inside their own delegated tree. */
 bool slice_path_in_slice(const char *path, const char *slices, uid_t uid);
+/* What follows that prefix in path ("session-3.scope/x"), or NULL when path is not below it. */
+const char *slice_path_child(const char *path, const char *slices, uid_t uid);

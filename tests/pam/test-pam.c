@@ -162,11 +162,16 @@ static void test_caller_umask(void **state) {
                 { "cgroup.subtree_control", 0644 },
                 { SLICE "/cpu.weight", 0644 },
                 { SLICE "/session-c42.scope/cgroup.procs", 0644 },
+                /* the marker a penalty rule leaves for the timer (below state_root) */
+                { "../state/run/cpuslice", 0755 },
+                { "../state/run/cpuslice/penalty-enabled", 0644 },
         };
         Fx *f = *state;
+        char args[1200];
 
-        conf(f, "* CPUWeight=100\n");
-        service(f, "cgroup_layout=unified", "c42");
+        conf(f, "* CPUWeight=100 PenaltyAbove=200%\n");
+        snprintf(args, sizeof args, "cgroup_layout=unified state_root=%s/state", f->dir);
+        service(f, args, "c42");
         assert_int_equal(setenv("PAM_TEST_UMASK", "0777", 1), 0);
         run(f, "alice", PAM_SUCCESS, -1);
         assert_int_equal(unsetenv("PAM_TEST_UMASK"), 0);

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Empty scopes do not outlive the next login or logout of their user: 200 logins whose
 # background jobs outlive them, then, once the jobs ended, one more login, and nothing is left.
-# Also: max_scopes= at the cap (fail-open and strict), another user's scopes untouched, and the
-# modes of what the module makes with the caller's umask at 0777.
+# Also: max_scopes= at the cap (the login joins one of the user's scopes, strict or not), another
+# user's scopes untouched, a login already in the slice reaping too, and the modes of what the
+# module makes with the caller's umask at 0777.
 . "$(dirname "$0")/lib.sh"
 
 N=${LIFECYCLE_LOGINS:-200}
@@ -35,21 +36,24 @@ for h in "$CPU" "$ACCT"; do
 done
 echo "umask 0777: user.slice, user-1002.slice and its scope are 0755 in both hierarchies"
 
-# --- max_scopes=3: three jobs hold three scopes; a fourth login gets none ---
+# --- max_scopes=3: three jobs hold three scopes; a fourth login joins one of them ---
 for i in 1 2 3; do
         with_syslog "$PAM_RUN" --confdir "$T/pam.d" --service cs-cap --user carol -- sh -c 'sleep 60 >/dev/null 2>&1 &' ||
                 fail "carol's login $i failed"
 done
 [ "$(scopes 1003 "$CPU")" -eq 3 ] || fail "carol has $(scopes 1003 "$CPU") scopes, not 3"
-with_syslog "$PAM_RUN" --confdir "$T/pam.d" --service cs-cap --user carol -- true ||
-        fail "fail-open: the login at the cap must proceed"
-log_has "user-1003.slice has 3 other session scopes still in use, the most that max_scopes=3 allows"
-log_has "login proceeds without a CPU slice"
-rc=0
-with_syslog "$PAM_RUN" --confdir "$T/pam.d" --service cs-cap-strict --user carol -- true 2>/dev/null || rc=$?
-[ "$rc" -eq 2 ] || fail "strict: the login at the cap must be denied (pam-run rc $rc)"
-log_has "session denied (strict)"
-[ "$(scopes 1003 "$CPU")" -eq 3 ] || fail "a login at the cap made a scope"
+first=$(cd "$CPU/user.slice/user-1003.slice" && LC_ALL=C ls -d -- *.scope | head -n1)
+for svc in cs-cap cs-cap-strict; do
+        log_reset
+        with_syslog "$PAM_RUN" --confdir "$T/pam.d" --service "$svc" --user carol -- \
+                sh -c 'grep -E "^[0-9]+:([^:]*,)?cpu(,[^:]*)?:" /proc/self/cgroup > "$0"' "$T/cap-cgroup" ||
+                fail "$svc: the login at the cap must proceed"
+        log_has "user-1003.slice has 3 other session scopes still in use, the most that max_scopes=3 allows; this login joins $first"
+        grep -q "/user.slice/user-1003.slice/$first\$" "$T/cap-cgroup" ||
+                fail "$svc: the login at the cap ran in $(cat "$T/cap-cgroup"), not in carol's $first"
+        [ "$(scopes 1003 "$CPU")" -eq 3 ] || fail "$svc: a login at the cap made a scope"
+        ! grep -q "login proceeds without\|session denied" "$LOG" || fail "$svc: the login at the cap was failed: $(cat "$LOG")"
+done
 
 # --- 200 logins whose jobs outlive them ---
 start=$(date +%s.%N)
@@ -86,10 +90,45 @@ echo "$N logins with a job outliving each: $(python3 -c "print(f'{$end-$start:.1
 [ "$(scopes 1002 "$ACCT")" -eq 1 ] || fail "bob's mirror scope was touched by alice's logins"
 
 # carol's jobs ended (above): her next login reaps their scopes, and is under the cap again
+log_reset
 with_syslog "$PAM_RUN" --confdir "$T/pam.d" --service cs-cap-strict --user carol -- true ||
         fail "strict: a login after the jobs ended must get its scope"
+! grep -q "max_scopes" "$LOG" || fail "a login under the cap was logged as at it: $(cat "$LOG")"
 [ "$(scopes 1003 "$CPU")" -eq 0 ] || fail "carol's emptied scopes were not reaped"
-echo "max_scopes=3: the fourth login proceeded without a scope (fail-open), was denied (strict);" \
-     "once the jobs ended the next login reaped them"
+echo "max_scopes=3: the fourth login joined $first, the first of carol's scopes (fail-open and strict" \
+     "alike), and made none; once the jobs ended the next login reaped them"
+
+# --- a login already inside the user's slice (su to oneself in a session) reaps the others too ---
+for i in 1 2 3; do
+        login alice -- sh -c 'sleep 600 >/dev/null 2>&1 &' || fail "alice's login $i with a job failed"
+done
+jobs_pids=$(scope_pids 1001)
+jobs_procs=$(echo "$CPU"/user.slice/user-1001.slice/*.scope/cgroup.procs)
+[ "$(scopes 1001 "$CPU")" -eq 3 ] && [ "$(echo "$jobs_pids" | wc -w)" -eq 3 ] ||
+        fail "alice has $(scopes 1001 "$CPU") scopes holding '$jobs_pids', not 3 with a job each"
+mkfifo "$T/go"
+# the outer session's command waits for the go, then opens the inner one, which counts the scopes
+cat > "$T/inner.sh" <<INNER
+#!/bin/sh
+read -r _ < "$T/go"
+exec "$PAM_RUN" --confdir "$T/pam.d" --service cs --user alice -- sh -c 'find "$CPU/user.slice/user-1001.slice" -mindepth 1 -maxdepth 1 -type d -name "*.scope" | wc -l > "$T/inner-count"'
+INNER
+chmod 0755 "$T/inner.sh"
+login alice -- "$T/inner.sh" &
+outer=$!
+for _ in $(seq 200); do [ "$(scopes 1001 "$CPU")" -eq 4 ] && break; sleep 0.05; done
+[ "$(scopes 1001 "$CPU")" -eq 4 ] || { kill "$outer"; fail "the outer login made no scope of its own"; }
+for p in $jobs_pids; do kill "$p" 2>/dev/null || true; done
+# shellcheck disable=SC2086 # the three files, split
+for _ in $(seq 100); do [ -z "$(cat $jobs_procs)" ] && break; sleep 0.05; done
+# shellcheck disable=SC2086
+[ -z "$(cat $jobs_procs)" ] || { kill "$outer"; fail "alice's jobs did not end: $(cat $jobs_procs)"; }
+sleep $((GRACE + 1)) # the three emptied scopes are older than the grace now
+[ "$(scopes 1001 "$CPU")" -eq 4 ] || { kill "$outer"; fail "alice's emptied scopes went before the inner login"; }
+echo go > "$T/go"
+wait "$outer" || fail "the outer login failed"
+[ "$(cat "$T/inner-count")" -eq 1 ] ||
+        fail "a login already in alice's slice left $(($(cat "$T/inner-count") - 1)) of her emptied scopes"
+echo "a login already in alice's slice reaped her 3 emptied scopes and kept the one it ran in"
 echo "($SECONDS s in all)"
 echo PASS

@@ -137,6 +137,14 @@ static void test_gc_empty_and_errors(void **state) {
         fake_add((Fault) { OP_UNLINKAT, "session-7.scope", EACCES });
         assert_int_equal(cgfs_gc(&f->c, &f->e), -EACCES);
         assert_string_equal(f->e.msg, "cannot remove session-7.scope: Permission denied");
+        /* one slice's refusal, whichever readdir gives first, leaves the other to be collected */
+        fake_reset();
+        fake.cgroupfs = true;
+        mkdir_p(f, SCOPE);
+        mkdir_p(f, "user.slice/user-1002.slice/session-8.scope");
+        fake_add((Fault) { OP_UNLINKAT, NULL, EACCES, .count = 1 });
+        assert_int_equal(cgfs_gc(&f->c, &f->e), -EACCES);
+        assert_int_equal(exists(f, SLICE) + exists(f, "user.slice/user-1002.slice"), 1);
         fake_reset();
         fake.cgroupfs = true;
         fake.n_hier = 1;
@@ -286,40 +294,81 @@ static void test_reap_errors_quiet(void **state) {
         cgfs_session_done(&s);
 }
 
+/* At the cap a login joins one of the user's scopes: it stays under the slice's limits and
+ * makes no cgroup. */
 static void test_max_scopes(void **state) {
         Fx *f = *state;
         CpuKernelValues k = W300_Q50;
         CgfsSession s = {};
 
         open_emulated(f);
-        old_scope(f, SLICE "/session-1.scope", "4241\n", "4241\n");
         old_scope(f, SLICE "/session-2.scope", "4242\n", "4242\n");
+        old_scope(f, SLICE "/session-1.scope", "4241\n", "4241\n");
         old_scope(f, SLICE "/session-3.scope", "", ""); /* reaped first: not counted */
         mkdir_p(f, "cpu/" SLICE "/session-4.scope");    /* new and empty: counted */
         old_scope(f, "user.slice/user-1002.slice/session-8.scope", "4343\n", "4343\n");
         old_scope(f, "user.slice/user-1002.slice/session-9.scope", "4344\n", "4344\n");
         f->c.max_scopes = 3;
-        assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), -EUSERS);
-        assert_string_equal(f->e.msg, "user-1001.slice has 3 other session scopes still in use, the most that "
-                                      "max_scopes=3 allows; no scope made for this login");
+        assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), 0);
+        /* the first in C order, whichever readdir gives first */
+        assert_string_equal(s.scope, "session-1.scope");
+        assert_int_equal(s.at_cap, 3);
         assert_false(exists(f, "cpu/" SLICE "/session-3.scope"));
         assert_false(exists(f, "cpu/" SCOPE));
         assert_false(exists(f, "unified/" SCOPE));
-        assert_int_equal(count_calls(OP_WRITE, "cgroup.procs", false), 0);
+        assert_int_equal(count_calls(OP_MKDIRAT, "session-7.scope", true), 0);
+        assert_file(f, "cpu/" SLICE "/session-1.scope/cgroup.procs", f->pidline);
+        assert_file(f, "unified/" SLICE "/session-1.scope/cgroup.procs", f->pidline);
+        orig_at_roots(f, &s);
+        /* its close leaves the scope to the job still in it */
+        put(f, "cpu/" SLICE "/session-1.scope/cgroup.procs", "4241\n");
+        assert_int_equal(cgfs_close_session(&f->c, &s, f->pid, &f->e), 0);
+        assert_true(exists(f, "cpu/" SLICE "/session-1.scope"));
+        cgfs_session_done(&s);
         /* the cap is per user: another user with as many scopes is under it */
         assert_int_equal(cgfs_open_session(&f->c, 1002, "10", f->pid, &k, &s, &f->e), 0);
+        assert_string_equal(s.scope, "session-10.scope");
+        assert_int_equal(s.at_cap, 0);
         cgfs_session_done(&s);
         /* one more allowed: the new login's scope is the fourth */
         f->c.max_scopes = 4;
         assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), 0);
+        assert_string_equal(s.scope, "session-7.scope");
+        assert_int_equal(s.at_cap, 0);
         cgfs_session_done(&s);
-        /* a scope the login joins again (the same XDG_SESSION_ID) is not a new one */
+        /* at the cap, the scope of the login's own session id is the one it joins again */
+        f->c.max_scopes = 3;
         assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), 0);
+        assert_string_equal(s.scope, "session-7.scope");
+        assert_int_equal(s.at_cap, 3);
         cgfs_session_done(&s);
         /* 0: no cap */
         f->c.max_scopes = 0;
         assert_int_equal(cgfs_open_session(&f->c, UID, "11", f->pid, &k, &s, &f->e), 0);
+        assert_string_equal(s.scope, "session-11.scope");
         cgfs_session_done(&s);
+}
+
+/* At the cap with no scope root may join (each one someone else's), nothing is made. */
+static void test_max_scopes_none_joinable(void **state) {
+        Fx *f = *state;
+        CpuKernelValues k = W300_Q50;
+        CgfsSession s = {};
+        char p[1024];
+
+        if (geteuid() != 0)
+                skip(); /* only root's logins tell root-owned scopes from others */
+        open_emulated(f);
+        old_scope(f, SLICE "/session-1.scope", "4241\n", "4241\n");
+        snprintf(p, sizeof p, "%s/cpu/" SLICE "/session-1.scope", f->root);
+        assert_int_equal(chown(p, 1001, 1001), 0);
+        f->c.max_scopes = 1;
+        assert_int_equal(cgfs_open_session(&f->c, UID, "7", f->pid, &k, &s, &f->e), -EUSERS);
+        assert_string_equal(f->e.msg, "user-1001.slice has 1 other session scopes still in use, the most that "
+                                      "max_scopes=1 allows, and none of them can be joined; no scope made for "
+                                      "this login");
+        assert_false(exists(f, "cpu/" SCOPE));
+        assert_int_equal(count_calls(OP_WRITE, "cgroup.procs", false), 0);
 }
 
 int main(void) {
@@ -331,6 +380,7 @@ int main(void) {
                 T(test_reap_on_close),
                 T(test_reap_errors_quiet),
                 T(test_max_scopes),
+                T(test_max_scopes_none_joinable),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

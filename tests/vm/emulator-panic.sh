@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/emulator-panic.sh DIR — vm_emulator_panic (host-lib.sh), which decides whether vm-test.sh
 # may run a test once more, against the consoles in DIR (tests/data/console): only a kernel whose

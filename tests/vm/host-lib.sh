@@ -31,9 +31,10 @@ vm_image() {
 # with "Oops: int3". Real CPUs serialise that patching; no user-space code, ours included, can
 # put an int3 into kernel text, so this death is the emulator's, not the code under test's.
 # Any other panic, oops or BUG is not matched: it stays a failure.
+# die()'s header of the first oops, "[Oops: ]WHAT: 0000 [#1]", when WHAT is int3 (grep -E)
+VM_INT3_OOPS='\] (Oops: )?int3: [0-9a-f]{4} \[#1\]'
 vm_emulator_panic() {
         grep -aq 'Kernel panic' "$1" 2> /dev/null || return 1
-        # the first oops decides (die()'s header, "[Oops: ]WHAT: 0000 [#1]"): the int3 one may
-        # bring others down with it
-        grep -aE -m1 '[^ ]: [0-9a-f]{4} \[#1\]' "$1" | grep -qE '\] (Oops: )?int3: [0-9a-f]{4} \[#1\]'
+        # the first oops decides: the int3 one may bring others down with it
+        grep -aE -m1 '[^ ]: [0-9a-f]{4} \[#1\]' "$1" | grep -qE "$VM_INT3_OOPS"
 }

@@ -96,13 +96,11 @@ run=("$TOP/tools/vm/run" --suite "$SUITE" --env "${ENV#pkg-}" --share "$SHARE" -
         --timeout "${CPUSLICE_VM_TIMEOUT:-900}")
 # the disk sits beside the share, not in it: the guest has no business with its own disk's file
 [ "$BOOTS" -gt 1 ] && run+=(--disk "$SHARE.qcow2")
-# what the guest is given, kept so that a second run starts from it alone (run_boots)
+# what the guest is given, kept so that a second run starts from it alone
 cp -a "$SHARE" "$SHARE.in"
-# all the boots, over a fresh disk and share; rc and at are the last boot's
+# all the boots; rc and at are the last boot's
 run_boots() {
         local b
-        rm -rf "$SHARE" "$SHARE.qcow2"
-        cp -a "$SHARE.in" "$SHARE"
         at=
         for b in $(seq "$BOOTS"); do
                 if [ "$BOOTS" -gt 1 ]; then
@@ -127,8 +125,10 @@ if [ "$rc" = 125 ] && vm_emulator_panic "$SHARE/console.log"; then
         cp "$SHARE/console.log" "${CPUSLICE_VM_LOGDIR:-/tmp}/$NAME-console-emulator-panic.log"
         echo "$NAME: RETRY: the guest kernel died of a stray int3 in its own text (TCG's text patching," \
                 "not the code under test)$at; the console's oops:"
-        grep -a -m1 -A3 '\] \(Oops: \)\?int3: ' "$SHARE/console.log" | sed 's/^/  | /'
+        grep -aE -m1 -A3 "$VM_INT3_OOPS" "$SHARE/console.log" | sed 's/^/  | /'
         echo "$NAME: running the whole test once more from a clean disk"
+        rm -rf "$SHARE" "$SHARE.qcow2"
+        cp -a "$SHARE.in" "$SHARE"
         run_boots
 fi
 vm_secs=$((SECONDS - t))
